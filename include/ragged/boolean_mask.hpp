@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "error.hpp"
+#include "kernel/compact.hpp"
+#include "ragged_tensor.hpp"
+#include "shape.hpp"
+#include "tensor.hpp"
+
+namespace ragged::inline v0_1 {
+
+namespace detail {
+
+template <class>
+inline constexpr bool always_false = false;
+
+// One dim of a tensor seen as rows of the next dim: uniform (every row has
+// `uniform` items, as a dense dim) or given by explicit row splits. Dense dims
+// stay uniform, so masking dense data never materialises splits it does not output.
+template <class Index>
+struct Level {
+  std::int64_t nrows = 0;
+  std::int64_t uniform = 0;
+  const Index* splits = nullptr;
+
+  [[nodiscard]] std::int64_t bound(std::int64_t r) const noexcept {
+    return splits ? std::int64_t{splits[r]} : r * uniform;
+  }
+  [[nodiscard]] std::int64_t nvalues() const noexcept { return bound(nrows); }
+};
+
+// A tensor seen as `levels` of rows over flat values of `flat_shape`: the
+// first levels.size() dims as levels, whatever their storage.
+template <class T, class Index>
+struct View {
+  std::vector<Level<Index>> levels;
+  const T* values = nullptr;
+  Shape flat_shape;
+  PartialShape shape;  // the tensor's shape, for messages and prefix checks
+};
+
+// Splits a dense flat shape's leading dims into uniform levels until there are `nlevels`.
+template <class T, class Index>
+void add_uniform_levels(View<T, Index>& v, const Shape& flat, std::int64_t nlevels) {
+  auto dims = std::vector<std::int64_t>(flat.begin(), flat.end());
+  std::int64_t rows = dims[0];
+  std::size_t d = 1;
+  while (static_cast<std::int64_t>(v.levels.size()) < nlevels) {
+    v.levels.push_back(Level<Index>{rows, dims[d], nullptr});
+    rows *= dims[d++];
+  }
+  std::vector<std::int64_t> rest{rows};
+  rest.insert(rest.end(), dims.begin() + static_cast<std::ptrdiff_t>(d), dims.end());
+  v.flat_shape = Shape(std::move(rest));
+}
+
+template <class T, class Index>
+View<T, Index> view_of(const Tensor<T>& t, std::int64_t nlevels) {
+  View<T, Index> v;
+  v.values = t.data();
+  for (auto d : t.shape()) v.shape.emplace_back(d);
+  add_uniform_levels(v, t.shape(), nlevels);
+  return v;
+}
+
+template <class T, class Index>
+View<T, Index> view_of(const RaggedTensor<T, Index>& rt, std::int64_t nlevels) {
+  View<T, Index> v;
+  v.values = rt.flat_values().data();
+  v.shape = rt.shape();
+  for (const auto& s : rt.nested_row_splits())
+    v.levels.push_back(Level<Index>{s.size() - 1, 0, s.data()});
+  add_uniform_levels(v, rt.flat_values().shape(),
+                     std::max<std::int64_t>(nlevels, rt.ragged_rank()));
+  return v;
+}
+
+template <class T>
+std::int64_t rank_of(const Tensor<T>& t) {
+  return t.rank();
+}
+template <class T, class I>
+std::int64_t rank_of(const RaggedTensor<T, I>& t) {
+  return t.rank();
+}
+template <class T>
+std::int64_t ragged_rank_of(const Tensor<T>&) {
+  return 0;
+}
+template <class T, class I>
+std::int64_t ragged_rank_of(const RaggedTensor<T, I>& t) {
+  return t.ragged_rank();
+}
+
+template <class T, class I, class M, class J>
+[[noreturn]] void not_a_prefix(const View<T, I>& data, const View<M, J>& mask,
+                               const std::string& why = {}) {
+  throw_shape_error("mask shape ", to_string(mask.shape), " is not a prefix of data shape ",
+                    to_string(data.shape), why);
+}
+
+// Everything tf.ragged.boolean_mask checks: mask rank, the static prefix, and
+// identical row partitions over the mask's leading dims.
+template <class T, class I, class M, class J>
+void check_conformance(const View<T, I>& data, const View<M, J>& mask, std::int64_t k) {
+  for (std::int64_t d = 0; d < k; ++d) {
+    const auto& a = mask.shape[to_size(d)];
+    const auto& b = data.shape[to_size(d)];
+    if (a && b && *a != *b) not_a_prefix(data, mask);
+  }
+  for (std::int64_t l = 0; l + 1 < k; ++l) {
+    const auto& ml = mask.levels[to_size(l)];
+    const auto& dl = data.levels[to_size(l)];
+    if (!ml.splits && !dl.splits) continue;  // equal uniform dims: checked above
+    for (std::int64_t r = 0; r <= ml.nrows; ++r)
+      if (ml.bound(r) != dl.bound(r))
+        throw_shape_error("mask and data must have identical row splits: nested_row_splits[", l,
+                          "][", r, "] is ", ml.bound(r), " in the mask but ", dl.bound(r),
+                          " in the data (mask shape ", to_string(mask.shape), ", data shape ",
+                          to_string(data.shape), ")");
+  }
+}
+
+template <class Index>
+Tensor<Index> materialize(const Level<Index>& level) {
+  Buffer<Index> b(to_size(level.nrows + 1), for_overwrite);
+  for (std::int64_t r = 0; r <= level.nrows; ++r)
+    b[to_size(r)] = static_cast<Index>(level.bound(r));
+  return splits_tensor(std::move(b));
+}
+
+// Reuses `out`'s buffer when it has room.
+template <class Index>
+Tensor<Index>& reuse(std::vector<Tensor<Index>>& splits, std::size_t l, std::int64_t n) {
+  if (splits.size() <= l) splits.resize(l + 1);
+  splits[l].reset_for_overwrite(Shape{n});
+  return splits[l];
+}
+
+template <class T, class I>
+std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
+  return dim < v.levels.size() ? v.levels[dim].nrows : v.flat_shape[0];
+}
+
+// Row selection: keeps whole rows of dim `first` (where mask[r]) with everything
+// nested under them. Each level's new splits are prefix sums of the kept rows'
+// lengths (gathered by the kernel); the flat values are the kept rows'
+// contiguous ranges, moved by the kernel as runs.
+template <class T, class Index>
+void select_rows(const View<T, Index>& data, std::size_t first, const bool* mask,
+                 std::vector<Tensor<Index>>& out_splits, Tensor<T>& out_flat) {
+  const auto nrows = data.levels[first].nrows;
+  std::vector<Index>
+      composed;  // bounds of the kept rows one dim down, once not the splits themselves
+  std::span<const Index> bounds;
+  Buffer<Index> lengths;
+  for (std::size_t l = first; l < data.levels.size(); ++l) {
+    const auto& level = data.levels[l];
+    lengths.resize_for_overwrite(to_size(level.nrows));
+    for (std::int64_t r = 0; r < level.nrows; ++r)
+      lengths[to_size(r)] = static_cast<Index>(level.splits[r + 1] - level.splits[r]);
+    auto& s = reuse(out_splits, l, level.nrows + 1);  // room for every row; trimmed below
+    const auto kept = l == first ? kernel::compact(lengths.data(), mask, level.nrows, s.data() + 1)
+                                 : kernel::compact(lengths.data(), mask, bounds, s.data() + 1);
+    auto* sp = s.data();
+    sp[0] = 0;
+    for (std::int64_t i = 1; i <= kept; ++i) sp[i] = static_cast<Index>(sp[i - 1] + sp[i]);
+    s.reset_for_overwrite(Shape{kept + 1});
+    if (l == first) {
+      bounds = std::span<const Index>(level.splits, to_size(nrows + 1));
+    } else {
+      composed.resize(to_size(nrows + 1));
+      for (std::size_t r = 0; r <= to_size(nrows); ++r) composed[r] = level.splits[bounds[r]];
+      bounds = composed;
+    }
+  }
+  auto dims = std::vector<std::int64_t>(data.flat_shape.begin(), data.flat_shape.end());
+  dims[0] = out_splits[data.levels.size() - 1].values().back();
+  out_flat.reset_for_overwrite(Shape(std::move(dims)));
+  kernel::compact(data.values, mask, bounds, out_flat.data(),
+                  data.flat_shape.num_elements(1, data.flat_shape.rank()));
+}
+
+// tf.ragged.boolean_mask on views: `k` is the mask's rank; the mask view has
+// k - 1 levels over 1-D flat values, the data view max(ragged_rank, k - 1).
+template <class T, class I, class J>
+void ragged_mask(const View<T, I>& data, const View<bool, J>& mask, std::int64_t k,
+                 RaggedTensor<T, I>& out) {
+  check_conformance(data, mask, k);
+  auto& out_splits = ragged_parts::splits(out);
+  auto& out_flat = ragged_parts::flat_values(out);
+  const auto ndata_levels = data.levels.size();
+  const auto sel = to_size(k - 1);  // the dim whose rows the mask's flat values select
+  out_splits.resize(ndata_levels);
+  // Dims above the mask's last: unchanged.
+  for (std::size_t l = 0; l + 1 < sel; ++l) {
+    const auto& level = data.levels[l];
+    auto& s = reuse(out_splits, l, level.nrows + 1);
+    for (std::int64_t r = 0; r <= level.nrows; ++r) s.data()[r] = static_cast<I>(level.bound(r));
+  }
+  // The mask's last ragged dim: prefix sums of the kept counts per row.
+  if (sel >= 1) {
+    const auto& level = mask.levels[sel - 1];
+    auto& s = reuse(out_splits, sel - 1, level.nrows + 1);
+    auto* sp = s.data();
+    sp[0] = 0;
+    for (std::int64_t r = 0; r < level.nrows; ++r)
+      sp[r + 1] = static_cast<I>(
+          sp[r] + kernel::count(mask.values + level.bound(r), level.bound(r + 1) - level.bound(r)));
+  }
+  const auto n = rows_at(data, sel);
+  if (sel < ndata_levels) {
+    select_rows(data, sel, mask.values, out_splits, out_flat);
+    return;
+  }
+  const auto kept =
+      sel >= 1 ? std::int64_t{out_splits[sel - 1].values().back()} : kernel::count(mask.values, n);
+  auto dims = std::vector<std::int64_t>(data.flat_shape.begin(), data.flat_shape.end());
+  dims[0] = kept;
+  out_flat.reset_for_overwrite(Shape(std::move(dims)));
+  kernel::compact(data.values, mask.values, n, out_flat.data(),
+                  data.flat_shape.num_elements(1, data.flat_shape.rank()));
+}
+
+template <class Data, class Mask>
+void check_ranks(const Data& data, const Mask& mask) {
+  if (rank_of(mask) == 0) throw_shape_error("mask cannot be scalar");
+  if (rank_of(mask) > rank_of(data))
+    throw_shape_error("mask of rank ", rank_of(mask), " has more dims than data of rank ",
+                      rank_of(data), ": mask shape must be a prefix of data shape");
+}
+
+}  // namespace detail
+
+/// The data types boolean_mask accepts as `data`: Tensor<T> or RaggedTensor<T, Index>.
+template <class X>
+concept MaskableTensor = requires(const X& x) {
+  detail::rank_of(x);
+};
+
+/// tf.ragged.boolean_mask(data, mask): keeps the entries of `data` where `mask`
+/// is true without flattening the mask's dims. `mask`'s shape must be a prefix
+/// of `data`'s; both may be dense or ragged. The result has rank(data) dims and
+/// ragged_rank max(data.ragged_rank, rank(mask) - 1) (0 for dense data and a
+/// 1-D mask: then it is its flat values). With a 1-D mask on ragged data, whole
+/// rows are kept, nested levels and all.
+///
+/// Goes beyond TensorFlow in one place: a ragged mask with more ragged dims than
+/// the data is accepted where its row lengths agree with the data's uniform dims.
+/// Throws shape_error: "mask cannot be scalar", a mask of higher rank than the
+/// data, "mask shape (1, 3) is not a prefix of data shape (1, 2)", and "mask and
+/// data must have identical row splits: ...". The result is written into `out`
+/// whose buffers are reused (no allocation when they are large enough).
+template <class T, RowIndex I, RowIndex J>
+RaggedTensor<T, I>& boolean_mask(const RaggedTensor<T, I>& data, const RaggedTensor<bool, J>& mask,
+                                 RaggedTensor<T, I>& out) {
+  detail::check_ranks(data, mask);
+  const auto k = mask.rank();
+  const auto levels = std::max(data.ragged_rank(), k - 1);
+  detail::ragged_mask(detail::view_of<T, I>(data, levels), detail::view_of<bool, J>(mask, k - 1), k,
+                      out);
+  return out;
+}
+template <class T, RowIndex I>
+RaggedTensor<T, I>& boolean_mask(const RaggedTensor<T, I>& data, const Tensor<bool>& mask,
+                                 RaggedTensor<T, I>& out) {
+  detail::check_ranks(data, mask);
+  const auto k = mask.rank();
+  const auto levels = std::max(data.ragged_rank(), k - 1);
+  detail::ragged_mask(detail::view_of<T, I>(data, levels),
+                      detail::view_of<bool, std::int64_t>(mask, k - 1), k, out);
+  return out;
+}
+template <class T, RowIndex J>
+RaggedTensor<T>& boolean_mask(const Tensor<T>& data, const RaggedTensor<bool, J>& mask,
+                              RaggedTensor<T>& out) {
+  detail::check_ranks(data, mask);
+  const auto k = mask.rank();
+  detail::ragged_mask(detail::view_of<T, std::int64_t>(data, k - 1),
+                      detail::view_of<bool, J>(mask, k - 1), k, out);
+  return out;
+}
+template <class T>
+RaggedTensor<T>& boolean_mask(const Tensor<T>& data, const Tensor<bool>& mask,
+                              RaggedTensor<T>& out) {
+  detail::check_ranks(data, mask);
+  const auto k = mask.rank();
+  detail::ragged_mask(detail::view_of<T, std::int64_t>(data, k - 1),
+                      detail::view_of<bool, std::int64_t>(mask, k - 1), k, out);
+  return out;
+}
+
+/// tf.ragged.boolean_mask(data, mask), returning a fresh RaggedTensor; see the
+/// overload with `out` for the full contract.
+template <class Data, class Mask>
+requires requires(const Data& d, const Mask& m) {
+  detail::rank_of(d), detail::rank_of(m);
+}
+auto boolean_mask(const Data& data, const Mask& mask) {
+  static_assert(
+      std::is_same_v<typename Mask::value_type, bool>,
+      "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean masks too)");
+  using T = typename Data::value_type;
+  if constexpr (requires { typename Data::index_type; }) {
+    RaggedTensor<T, typename Data::index_type> out;
+    boolean_mask(data, mask, out);
+    return out;
+  } else {
+    RaggedTensor<T> out;
+    boolean_mask(data, mask, out);
+    return out;
+  }
+}
+
+/// tf.boolean_mask(tensor, mask, axis), NumPy's `tensor[mask]` for axis 0:
+/// keeps the entries where `mask` (rank K >= 1, shape tensor.shape[axis : axis
+/// + K]) is true and flattens those K dims into one. The result has shape
+/// tensor.shape[:axis] + [count] + tensor.shape[axis + K:]. `axis` may be
+/// negative, counting from the end as in NumPy. Throws shape_error naming both
+/// shapes and the axis. Writes into `out`, reusing its buffer.
+template <class T>
+Tensor<T>& boolean_mask(const Tensor<T>& tensor, const Tensor<bool>& mask, std::int64_t axis,
+                        Tensor<T>& out) {
+  const auto k = mask.rank();
+  const auto n = tensor.rank();
+  if (k == 0) detail::throw_shape_error("mask cannot be scalar");
+  const auto a = axis < 0 ? axis + n : axis;
+  if (a < 0 || a + k > n)
+    detail::throw_shape_error("axis ", axis, " is out of range for a mask of shape ",
+                              to_string(mask.shape()), " on a tensor of shape ",
+                              to_string(tensor.shape()), ": need 0 <= axis + ", k, " <= ", n);
+  const auto& shape = tensor.shape();
+  for (std::int64_t d = 0; d < k; ++d)
+    if (shape[a + d] != mask.dim(d))
+      detail::throw_shape_error("mask shape ", to_string(mask.shape()),
+                                " does not match tensor shape ", to_string(shape), " at axis ",
+                                axis, ": expected ", to_string(shape.slice(a, a + k)));
+  const auto outer = shape.num_elements(0, a);
+  const auto m = mask.size();
+  const auto inner = shape.num_elements(a + k, n);
+  const auto kept = kernel::count(mask.data(), m);
+  std::vector<std::int64_t> dims(shape.begin(), shape.begin() + a);
+  dims.push_back(kept);
+  dims.insert(dims.end(), shape.begin() + a + k, shape.end());
+  out.reset_for_overwrite(Shape(std::move(dims)));
+  for (std::int64_t o = 0; o < outer; ++o)
+    kernel::compact(tensor.data() + o * m * inner, mask.data(), m, out.data() + o * kept * inner,
+                    inner);
+  return out;
+}
+
+/// tf.boolean_mask(tensor, mask, axis) returning a fresh tensor.
+template <class T, class M>
+Tensor<T> boolean_mask(const Tensor<T>& tensor, const Tensor<M>& mask, std::int64_t axis) {
+  static_assert(
+      std::is_same_v<M, bool>,
+      "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean masks too)");
+  Tensor<T> out;
+  boolean_mask(tensor, mask, axis, out);
+  return out;
+}
+
+/// tf.boolean_mask on a RaggedTensor of ragged_rank 0 (as boolean_mask(data,
+/// mask) returns for dense data): masks its flat values. Any other ragged_rank
+/// throws shape_error: use the two-argument boolean_mask to keep ragged dims.
+template <class T, RowIndex I, class M>
+Tensor<T> boolean_mask(const RaggedTensor<T, I>& tensor, const Tensor<M>& mask, std::int64_t axis) {
+  if (tensor.ragged_rank() != 0)
+    detail::throw_shape_error(
+        "boolean_mask with an axis needs a dense tensor, but the data has ragged_rank ",
+        tensor.ragged_rank(), " and shape ", to_string(tensor.shape()));
+  return boolean_mask(tensor.flat_values(), mask, axis);
+}
+
+}  // namespace ragged::inline v0_1

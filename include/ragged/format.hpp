@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "error.hpp"
+#include "literal.hpp"
+#include "ragged_tensor.hpp"
+#include "tensor.hpp"
+
+namespace ragged::inline v0_1 {
+
+namespace detail {
+
+// Python's repr(float): the shortest digits that round-trip, in fixed notation
+// for decimal exponents in [-4, 16) (with ".0" when integral), else d.ddde+XX.
+template <std::floating_point F>
+void append_float(std::string& out, F value) {
+  if (std::isnan(value)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(value)) {
+    out += value < 0 ? "-inf" : "inf";
+    return;
+  }
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+  std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));  // e.g. "-1.2345e+02"
+  std::string sign;
+  if (sci.front() == '-') {
+    sign = "-";
+    sci.remove_prefix(1);
+  }
+  const auto e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.') digits += c;
+  int exp = 0;
+  std::from_chars(sci.data() + e + 1 + (sci[e + 1] == '+'), sci.data() + sci.size(), exp);
+  out += sign;
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) {
+      out += "0.";
+      out.append(static_cast<std::size_t>(-exp - 1), '0');
+      out += digits;
+    } else {
+      const auto point = static_cast<std::size_t>(exp) + 1;
+      if (digits.size() <= point) {
+        out += digits;
+        out.append(point - digits.size(), '0');
+        out += ".0";
+      } else {
+        out += digits.substr(0, point);
+        out += '.';
+        out += digits.substr(point);
+      }
+    }
+  } else {
+    out += digits.substr(0, 1);
+    if (digits.size() > 1) {
+      out += '.';
+      out += digits.substr(1);
+    }
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    out += ebuf;
+  }
+}
+
+inline void append_quoted(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(c));
+          out += hex;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+template <class T>
+void append_value(std::string& out, const T& v) {
+  if constexpr (std::same_as<T, bool>)
+    out += v ? "True" : "False";
+  else if constexpr (std::floating_point<T>)
+    append_float(out, v);
+  else if constexpr (std::integral<T>)
+    out += std::to_string(v);
+  else if constexpr (std::convertible_to<const T&, std::string_view>)
+    append_quoted(out, std::string_view(v));
+  else
+    static_assert(sizeof(T) == 0, "ragged::to_string: no printer for this element type");
+}
+
+// Prints `count` blocks of the given dims (from dims[d] on) starting at `v`.
+template <class T>
+const T* append_block(std::string& out, const T* v, const Shape& shape, std::int64_t d) {
+  if (d == shape.rank()) {
+    append_value(out, *v);
+    return v + 1;
+  }
+  out += '[';
+  for (std::int64_t i = 0; i < shape[d]; ++i) {
+    if (i) out += ", ";
+    v = append_block(out, v, shape, d + 1);
+  }
+  out += ']';
+  return v;
+}
+
+template <class T, class Index>
+void append_ragged(std::string& out, const RaggedTensor<T, Index>& rt, std::size_t level,
+                   std::int64_t lo, std::int64_t hi) {
+  out += '[';
+  const auto& splits = rt.nested_row_splits();
+  const auto& flat = rt.flat_values();
+  const auto inner = flat.shape().num_elements(1, flat.rank());
+  for (auto r = lo; r < hi; ++r) {
+    if (r > lo) out += ", ";
+    if (level == splits.size()) {
+      append_block(out, flat.data() + r * inner, flat.shape(), 1);
+    } else {
+      const auto s = splits[level].values();
+      append_ragged(out, rt, level + 1, s[to_size(r)], s[to_size(r + 1)]);
+    }
+  }
+  out += ']';
+}
+
+}  // namespace detail
+
+/// The tensor as a nested list, exactly as Python prints TensorFlow's
+/// `tensor.numpy().tolist()`: `[[1, 2], [3, 4]]`; floats as Python's repr
+/// (`1.5`, `2.0`), strings double-quoted and escaped, bools `True`/`False`.
+template <class T>
+std::string to_string(const Tensor<T>& t) {
+  std::string out;
+  detail::append_block(out, t.data(), t.shape(), 0);
+  return out;
+}
+
+/// The ragged tensor as a nested list, as TensorFlow's `rt.to_list()` printed
+/// by Python: `[[1, 3], [], [7]]`.
+template <class T, class Index>
+std::string to_string(const RaggedTensor<T, Index>& rt) {
+  std::string out;
+  detail::append_ragged(out, rt, 0, 0, rt.nrows());
+  return out;
+}
+
+template <class T>
+std::ostream& operator<<(std::ostream& os, const Tensor<T>& t) {
+  return os << to_string(t);
+}
+template <class T, class Index>
+std::ostream& operator<<(std::ostream& os, const RaggedTensor<T, Index>& rt) {
+  return os << to_string(rt);
+}
+
+/// The kinds of value a literal can hold, as ragged::infer_kind reports them.
+enum class ValueKind { none, boolean, integer, floating, string };
+
+namespace detail {
+
+// A parsed literal before it has a C++ type: lists and the raw text of values.
+struct Token {
+  ValueKind kind = ValueKind::none;
+  std::string text;  // numbers and words as written; strings unescaped
+  std::size_t offset = 0;
+  bool is_list = false;
+  std::vector<Token> items;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : s_(text) {}
+
+  Token parse_all() {
+    skip_space();
+    Token t = parse_item(0);
+    skip_space();
+    if (i_ != s_.size()) fail("the end of the input");
+    return t;
+  }
+
+ private:
+  // Deeper nesting than any real tensor; bounds recursion on hostile input.
+  static constexpr int max_depth = 256;
+
+  [[noreturn]] void fail(std::string_view expected) const {
+    std::string found =
+        i_ < s_.size() ? cat("'", s_.substr(i_, 1), "'") : std::string("the end of the input");
+    throw parse_error(cat("parse error at offset ", i_, ": expected ", expected, ", found ", found),
+                      i_);
+  }
+  void skip_space() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+      ++i_;
+  }
+
+  Token parse_item(int depth) {
+    if (i_ >= s_.size()) fail("a value or '['");
+    const char c = s_[i_];
+    if (c == '[') return parse_list(depth);
+    if (c == '"' || c == '\'') return parse_string();
+    return parse_word();
+  }
+
+  Token parse_list(int depth) {
+    if (depth >= max_depth) fail(cat("at most ", max_depth, " levels of nesting"));
+    Token t;
+    t.is_list = true;
+    t.offset = i_++;
+    skip_space();
+    while (true) {
+      if (i_ < s_.size() && s_[i_] == ']') {
+        ++i_;
+        return t;
+      }
+      t.items.push_back(parse_item(depth + 1));
+      skip_space();
+      if (i_ < s_.size() && s_[i_] == ',') {
+        ++i_;
+        skip_space();
+      } else if (i_ >= s_.size() || s_[i_] != ']') {
+        fail("',' or ']'");
+      }
+    }
+  }
+
+  Token parse_string() {
+    Token t;
+    t.kind = ValueKind::string;
+    t.offset = i_;
+    const char quote = s_[i_++];
+    while (true) {
+      if (i_ >= s_.size()) fail(cat("a closing ", quote));
+      const char c = s_[i_++];
+      if (c == quote) return t;
+      if (c != '\\') {
+        t.text += c;
+        continue;
+      }
+      if (i_ >= s_.size()) fail("an escaped character");
+      const char e = s_[i_++];
+      switch (e) {
+        case 'n':
+          t.text += '\n';
+          break;
+        case 't':
+          t.text += '\t';
+          break;
+        case 'r':
+          t.text += '\r';
+          break;
+        case '0':
+          t.text += '\0';
+          break;
+        case '\\':
+        case '"':
+        case '\'':
+          t.text += e;
+          break;
+        case 'x': {
+          unsigned v = 0;
+          const auto r =
+              std::from_chars(s_.data() + i_, s_.data() + std::min(i_ + 2, s_.size()), v, 16);
+          if (r.ptr != s_.data() + i_ + 2) fail("two hex digits after \\x");
+          i_ += 2;
+          t.text += static_cast<char>(v);
+          break;
+        }
+        default:
+          --i_;
+          fail("one of the escapes \\n \\t \\r \\0 \\\\ \\\" \\' \\xHH");
+      }
+    }
+  }
+
+  Token parse_word() {
+    Token t;
+    t.offset = i_;
+    const auto start = i_;
+    // Numbers and words: letters, digits, signs and points (1e-5, -inf, True).
+    const auto word_char = [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+             c == '+' || c == '-' || c == '.' || c == '_';
+    };
+    while (i_ < s_.size() && word_char(s_[i_])) ++i_;
+    t.text = std::string(s_.substr(start, i_ - start));
+    if (t.text == "True" || t.text == "true" || t.text == "False" || t.text == "false") {
+      t.kind = ValueKind::boolean;
+      return t;
+    }
+    // A number: integer if it is all digits after an optional sign, else a float.
+    const std::string_view w = t.text;
+    const std::size_t body = (!w.empty() && (w[0] == '-' || w[0] == '+')) ? 1 : 0;
+    if (w.size() > body && w.find_first_not_of("0123456789", body) == std::string_view::npos) {
+      t.kind = ValueKind::integer;
+      return t;
+    }
+    double d = 0;
+    const auto r = std::from_chars(w.data() + (body && w[0] == '+'), w.data() + w.size(), d);
+    if (w.size() <= body || r.ec == std::errc::invalid_argument || r.ptr != w.data() + w.size()) {
+      i_ = start;
+      fail("a number, True, False, a quoted string or '['");
+    }
+    t.kind = ValueKind::floating;
+    return t;
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+template <class T>
+[[noreturn]] void wrong_kind(const Token& t, std::string_view expected) {
+  throw parse_error(cat("parse error at offset ", t.offset, ": expected ", expected, ", found ",
+                        t.is_list ? std::string("a list") : cat("'", t.text, "'")),
+                    t.offset);
+}
+
+template <class T>
+T token_value(const Token& t) {
+  if constexpr (std::same_as<T, bool>) {
+    if (t.kind != ValueKind::boolean) wrong_kind<T>(t, "True or False");
+    return t.text == "True" || t.text == "true";
+  } else if constexpr (std::integral<T>) {
+    if (t.kind != ValueKind::integer) wrong_kind<T>(t, "an integer");
+    const std::string_view w = t.text;
+    const auto skip = static_cast<std::size_t>(w[0] == '+');
+    T v{};
+    const auto r = std::from_chars(w.data() + skip, w.data() + w.size(), v);
+    if (r.ec != std::errc() || r.ptr != w.data() + w.size())
+      throw parse_error(cat("parse error at offset ", t.offset, ": ", w, " does not fit in a ",
+                            sizeof(T) * 8, "-bit integer"),
+                        t.offset);
+    return v;
+  } else if constexpr (std::floating_point<T>) {
+    if (t.kind != ValueKind::integer && t.kind != ValueKind::floating) wrong_kind<T>(t, "a number");
+    const std::string_view w = t.text;
+    const auto skip = static_cast<std::size_t>(w[0] == '+');
+    T v{};
+    const auto r = std::from_chars(w.data() + skip, w.data() + w.size(), v);
+    if (r.ec == std::errc::result_out_of_range) {
+      // Python reads 1e999 as inf and 1e-999 as 0: so do we.
+      const bool neg = w[0] == '-';
+      const bool tiny =
+          w.find_first_of("eE") != std::string_view::npos && w[w.find_first_of("eE") + 1] == '-';
+      v = tiny ? T(neg ? -0.0 : 0.0)
+               : (neg ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
+    }
+    return v;
+  } else if constexpr (std::same_as<T, std::string>) {
+    if (t.kind != ValueKind::string) wrong_kind<T>(t, "a quoted string");
+    return t.text;
+  } else {
+    static_assert(sizeof(T) == 0, "ragged::parse: no reader for this element type");
+  }
+}
+
+template <class T>
+Literal<T> to_literal(const Token& t) {
+  if (!t.is_list) return Literal<T>::leaf(token_value<T>(t), t.offset);
+  std::vector<Literal<T>> items;
+  items.reserve(t.items.size());
+  for (const auto& item : t.items) items.push_back(to_literal<T>(item));
+  return Literal<T>::list(std::move(items), t.offset);
+}
+
+inline void collect_kinds(const Token& t, bool (&seen)[5]) {
+  if (!t.is_list) seen[static_cast<int>(t.kind)] = true;
+  for (const auto& item : t.items) collect_kinds(item, seen);
+}
+
+}  // namespace detail
+
+/// Reads a nested-list literal into a Literal<T>: integers, floats (with
+/// exponents, inf, nan), quoted strings with escapes, True/False/true/false,
+/// any whitespace. Throws ragged::parse_error with the offset and what was expected.
+template <class T>
+Literal<T> parse_literal(std::string_view text) {
+  return detail::to_literal<T>(detail::Parser(text).parse_all());
+}
+
+/// tf.ragged.constant from text: `ragged::parse<int>("[[1, 2, 3], [4], [5, 6]]")`.
+/// Always a RaggedTensor (ragged_rank defaults to the nesting depth - 1).
+template <class T, RowIndex Index = std::int64_t>
+RaggedTensor<T, Index> parse(std::string_view text, std::int64_t ragged_rank = -1) {
+  return constant<T, Index>(parse_literal<T>(text), ragged_rank);
+}
+
+/// A dense Tensor from a uniform literal: `ragged::parse_tensor<int>("[[1, 2], [3, 4]]")`.
+template <class T>
+Tensor<T> parse_tensor(std::string_view text) {
+  return tensor<T>(parse_literal<T>(text));
+}
+
+/// The element type a literal needs: boolean, integer, floating (integers mixed
+/// with floats), string, or none when it holds no values. Mixing strings or
+/// booleans with anything else throws parse_error. Used to infer types of
+/// literals given at run time, as the ragged_mask tool does.
+inline ValueKind infer_kind(std::string_view text) {
+  const auto root = detail::Parser(text).parse_all();
+  bool seen[5] = {};
+  detail::collect_kinds(root, seen);
+  const bool b = seen[1], i = seen[2], f = seen[3], s = seen[4];
+  if (s && (b || i || f)) throw parse_error("a literal mixes strings with other values", 0);
+  if (b && (i || f)) throw parse_error("a literal mixes True/False with numbers", 0);
+  if (s) return ValueKind::string;
+  if (b) return ValueKind::boolean;
+  if (f) return ValueKind::floating;
+  if (i) return ValueKind::integer;
+  return ValueKind::none;
+}
+
+}  // namespace ragged::inline v0_1

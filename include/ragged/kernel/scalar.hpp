@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// The portable kernel: always compiled, the reference the SIMD paths are tested
+// against, and the path for non-x86 targets. Internal: use kernel/compact.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ragged::inline v0_1::kernel::detail {
+
+// Mask bytes are bools: 0 or 1. Eight of them are read as one word to skip or
+// take eight entries at once.
+inline constexpr std::uint64_t all_true_word = 0x0101010101010101ull;
+
+[[nodiscard]] inline std::uint64_t load_word(const bool* mask) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, mask, sizeof w);
+  return w;
+}
+
+/// The number of true entries in mask[0, n).
+[[nodiscard]] inline std::int64_t count_scalar(const bool* mask, std::int64_t n) noexcept {
+  std::int64_t total = 0, i = 0;
+  // Each byte is 0 or 1, so the multiply sums the eight bytes into the top byte.
+  for (; i + 8 <= n; i += 8)
+    total += static_cast<std::int64_t>((load_word(mask + i) * all_true_word) >> 56);
+  for (; i < n; ++i) total += mask[i];
+  return total;
+}
+
+/// Keeps the W-byte elements whose mask entry is true. Branch-free: every
+/// element is written to out[j] and j advances only when it is kept, so the
+/// loop stops at the last kept element to never write past the output's end.
+template <std::size_t W>
+std::int64_t compact_scalar(const std::byte* in, const bool* mask, std::int64_t n,
+                            std::byte* out) noexcept {
+  while (n > 0 && !mask[n - 1]) --n;
+  std::int64_t j = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::memcpy(out + j * static_cast<std::int64_t>(W), in + i * static_cast<std::int64_t>(W), W);
+    j += mask[i];
+  }
+  return j;
+}
+
+/// Calls run(begin, end) for each maximal run of true entries in mask[0, n),
+/// in order. Runs of eight are found a word at a time.
+template <class Run>
+void for_each_run(const bool* mask, std::int64_t n, Run&& run) {
+  std::int64_t i = 0;
+  while (i < n) {
+    while (i + 8 <= n && load_word(mask + i) == 0) i += 8;
+    while (i < n && !mask[i]) ++i;
+    if (i == n) break;
+    const auto begin = i;
+    while (i + 8 <= n && load_word(mask + i) == all_true_word) i += 8;
+    while (i < n && mask[i]) ++i;
+    run(begin, i);
+  }
+}
+
+}  // namespace ragged::inline v0_1::kernel::detail

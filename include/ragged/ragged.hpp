@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+// ragged: TensorFlow's boolean_mask for ragged and dense tensors, header-only C++20.
+// The umbrella header: includes the whole public API.
+#pragma once
+
+#include "boolean_mask.hpp"    // IWYU pragma: export
+#include "error.hpp"           // IWYU pragma: export
+#include "format.hpp"          // IWYU pragma: export
+#include "kernel/compact.hpp"  // IWYU pragma: export
+#include "literal.hpp"         // IWYU pragma: export
+#include "ragged_tensor.hpp"   // IWYU pragma: export
+#include "shape.hpp"           // IWYU pragma: export
+#include "tensor.hpp"          // IWYU pragma: export
+#include "version.hpp"         // IWYU pragma: export

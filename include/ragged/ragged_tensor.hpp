@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "error.hpp"
+#include "kernel/compact.hpp"
+#include "shape.hpp"
+#include "tensor.hpp"
+
+namespace ragged::inline v0_1 {
+
+/// The index types a RaggedTensor may use for its row splits, as TensorFlow's
+/// `row_splits_dtype` (tf.int64 or tf.int32).
+template <class Index>
+concept RowIndex = std::same_as<Index, std::int64_t> || std::same_as<Index, std::int32_t>;
+
+/// A read-only list of indices handed to a factory: a braced list, a
+/// std::vector, a std::span or a rank-1 Tensor.
+template <RowIndex Index>
+class IndexSpan {
+ public:
+  IndexSpan(std::span<const Index> s) noexcept : s_(s) {}     // NOLINT: implicit by design
+  IndexSpan(const std::vector<Index>& v) noexcept : s_(v) {}  // NOLINT
+  IndexSpan(std::initializer_list<Index> l) noexcept : s_(l.begin(), l.size()) {}  // NOLINT
+  IndexSpan(const Tensor<Index>& t) : s_(t.values()) {                             // NOLINT
+    if (t.rank() != 1)
+      detail::throw_shape_error("indices must have rank 1, got shape ", to_string(t.shape()));
+  }
+  [[nodiscard]] std::span<const Index> span() const noexcept { return s_; }
+  [[nodiscard]] std::int64_t size() const noexcept { return static_cast<std::int64_t>(s_.size()); }
+  [[nodiscard]] Index operator[](std::int64_t i) const noexcept { return s_[detail::to_size(i)]; }
+
+ private:
+  std::span<const Index> s_;
+};
+
+namespace detail {
+
+template <class Index>
+[[nodiscard]] constexpr const char* index_name() noexcept {
+  return sizeof(Index) == 4 ? "int32" : "int64";
+}
+
+// Checks that a 64-bit count fits the splits' Index type.
+template <class Index>
+void check_fits(std::int64_t value, const char* what) {
+  if (value > std::numeric_limits<Index>::max())
+    throw_shape_error(what, " ", value, " does not fit in ", index_name<Index>(), " row splits");
+}
+
+// The checks of TensorFlow's RaggedTensor validation for one level of splits.
+template <class Index>
+void validate_splits(std::span<const Index> s, std::int64_t nvalues, const std::string& name) {
+  if (s.empty()) throw_shape_error(name, " must not be empty: it needs at least the leading 0");
+  if (s[0] != 0) throw_shape_error(name, "[0] = ", s[0], " is not 0");
+  for (std::size_t i = 1; i < s.size(); ++i)
+    if (s[i] < s[i - 1])
+      throw_shape_error(name, "[", i, "] = ", s[i], " is less than ", name, "[", i - 1,
+                        "] = ", s[i - 1]);
+  if (s.back() != nvalues)
+    throw_shape_error(name, "[", s.size() - 1, "] = ", s.back(),
+                      " (the last) is not the number of values below it, ", nvalues);
+}
+
+template <class Index>
+[[nodiscard]] Tensor<Index> splits_tensor(detail::Buffer<Index> b) {
+  const auto n = static_cast<std::int64_t>(b.size());
+  return Tensor<Index>(Shape{n}, std::move(b));
+}
+
+// Splits [0, len, 2 len, ..., nrows len].
+template <class Index>
+[[nodiscard]] Tensor<Index> uniform_splits(std::int64_t nrows, std::int64_t len) {
+  Buffer<Index> b(to_size(nrows + 1), for_overwrite);
+  for (std::int64_t i = 0; i <= nrows; ++i) b[to_size(i)] = static_cast<Index>(i * len);
+  return splits_tensor(std::move(b));
+}
+
+// Splits from row lengths (the exclusive scan), checked for negative lengths and
+// for totals that do not fit Index.
+template <class Index, class Length>
+[[nodiscard]] Tensor<Index> splits_from_lengths(std::span<const Length> lengths, const char* name) {
+  Buffer<Index> b(lengths.size() + 1, for_overwrite);
+  std::int64_t total = 0;
+  b[0] = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    const auto len = static_cast<std::int64_t>(lengths[i]);
+    if (len < 0) throw_shape_error(name, "[", i, "] = ", len, " is negative");
+    total += len;  // cannot overflow: each length is below 2^63 and the total is checked below
+    if (total > std::numeric_limits<Index>::max())
+      throw_shape_error("the sum of ", name, " up to index ", i, " is ", total,
+                        ", which does not fit in ", index_name<Index>(), " row splits");
+    b[i + 1] = static_cast<Index>(total);
+  }
+  return splits_tensor(std::move(b));
+}
+
+}  // namespace detail
+
+/// A tensor with one or more ragged (variable-length) dimensions: TensorFlow's
+/// `tf.RaggedTensor`. It holds `flat_values()` (a dense Tensor of rank >= 1
+/// whose inner dims are the uniform inner dims) and one row-splits vector per
+/// ragged dimension, outermost first. With ragged_rank() == 0 it is just its
+/// flat values (what boolean_mask returns for dense data and a 1-D mask).
+///
+/// Every factory validates its input unless told `validate = false`; every
+/// failure throws ragged::shape_error with the position and values in the message.
+namespace detail {
+struct ragged_parts;
+}
+
+template <class T, RowIndex Index = std::int64_t>
+class RaggedTensor {
+ public:
+  using value_type = T;
+  using index_type = Index;
+
+  /// An empty tensor of shape (0, None).
+  RaggedTensor() : flat_values_(Shape{0}, std::vector<T>{}) {
+    splits_.push_back(Tensor<Index>(Shape{1}, {Index{0}}));
+  }
+
+  // ---- Factories, as tf.RaggedTensor.from_* -------------------------------------------------
+
+  /// tf.RaggedTensor.from_row_splits: row i is values[splits[i]:splits[i+1]].
+  /// `values` may be a Tensor or a RaggedTensor (which adds an outer level).
+  template <class Values>
+  static RaggedTensor from_row_splits(Values values, IndexSpan<Index> row_splits,
+                                      bool validate = true) {
+    Tensor<Index> s(Shape{row_splits.size()}, row_splits.span());
+    return with_outer_level(std::move(values), std::move(s), validate, "row_splits");
+  }
+
+  /// tf.RaggedTensor.from_row_lengths: row i has row_lengths[i] values.
+  template <class Values>
+  static RaggedTensor from_row_lengths(Values values, IndexSpan<Index> row_lengths,
+                                       bool validate = true) {
+    auto s = detail::splits_from_lengths<Index>(row_lengths.span(), "row_lengths");
+    return with_outer_level(std::move(values), std::move(s), validate,
+                            "row_splits from row_lengths");
+  }
+
+  /// tf.RaggedTensor.from_row_starts: splits are row_starts + [nvals].
+  template <class Values>
+  static RaggedTensor from_row_starts(Values values, IndexSpan<Index> row_starts,
+                                      bool validate = true) {
+    const auto nvals = outer_size(values);
+    detail::check_fits<Index>(nvals, "the number of values");
+    detail::Buffer<Index> b(detail::to_size(row_starts.size() + 1), detail::for_overwrite);
+    std::ranges::copy(row_starts.span(), b.begin());
+    b[detail::to_size(row_starts.size())] = static_cast<Index>(nvals);
+    if (validate) check_boundaries(row_starts.span(), nvals, "row_starts", true);
+    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), false,
+                            "row_splits");
+  }
+
+  /// tf.RaggedTensor.from_row_limits: splits are [0] + row_limits.
+  template <class Values>
+  static RaggedTensor from_row_limits(Values values, IndexSpan<Index> row_limits,
+                                      bool validate = true) {
+    const auto nvals = outer_size(values);
+    detail::Buffer<Index> b(detail::to_size(row_limits.size() + 1), detail::for_overwrite);
+    b[0] = 0;
+    std::ranges::copy(row_limits.span(), b.begin() + 1);
+    if (validate) check_boundaries(row_limits.span(), nvals, "row_limits", false);
+    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), false,
+                            "row_splits");
+  }
+
+  /// tf.RaggedTensor.from_value_rowids: value j belongs to row value_rowids[j];
+  /// rowids must be sorted, each in [0, nrows).
+  template <class Values>
+  static RaggedTensor from_value_rowids(Values values, IndexSpan<Index> value_rowids,
+                                        std::int64_t nrows, bool validate = true) {
+    const auto nvals = outer_size(values);
+    const auto ids = value_rowids.span();
+    if (static_cast<std::int64_t>(ids.size()) != nvals)
+      detail::throw_shape_error("value_rowids has ", ids.size(), " entries but there are ", nvals,
+                                " values");
+    if (nrows < 0) detail::throw_shape_error("nrows = ", nrows, " is negative");
+    detail::check_fits<Index>(nrows, "nrows");
+    detail::check_fits<Index>(nvals, "the number of values");
+    if (validate) {
+      for (std::size_t j = 0; j < ids.size(); ++j) {
+        if (ids[j] < 0)
+          detail::throw_shape_error("value_rowids[", j, "] = ", ids[j], " is negative");
+        if (ids[j] >= nrows)
+          detail::throw_shape_error("value_rowids[", j, "] = ", ids[j],
+                                    " is not less than nrows = ", nrows);
+        if (j && ids[j] < ids[j - 1])
+          detail::throw_shape_error("value_rowids[", j, "] = ", ids[j],
+                                    " is less than value_rowids[", j - 1, "] = ", ids[j - 1],
+                                    ": rowids must be sorted");
+      }
+    }
+    // splits[r] = the number of values whose row is < r (a lower bound search per row).
+    detail::Buffer<Index> b(detail::to_size(nrows + 1), detail::for_overwrite);
+    for (std::int64_t r = 0; r <= nrows; ++r)
+      b[detail::to_size(r)] = static_cast<Index>(std::ranges::lower_bound(ids, r) - ids.begin());
+    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), false,
+                            "row_splits");
+  }
+
+  /// from_value_rowids with nrows = last rowid + 1 (0 when there are no values).
+  template <class Values>
+  static RaggedTensor from_value_rowids(Values values, IndexSpan<Index> value_rowids) {
+    const auto ids = value_rowids.span();
+    const std::int64_t nrows = ids.empty() ? 0 : std::int64_t{ids.back()} + 1;
+    return from_value_rowids(std::move(values), value_rowids, std::max<std::int64_t>(nrows, 0));
+  }
+
+  /// tf.RaggedTensor.from_uniform_row_length: rows of `uniform_row_length` values
+  /// each. `nrows` is needed only when the length is 0. (The result stores the
+  /// dimension as splits, so shape() reports it as None.)
+  template <class Values>
+  static RaggedTensor from_uniform_row_length(Values values, std::int64_t uniform_row_length,
+                                              std::optional<std::int64_t> nrows = std::nullopt) {
+    const auto nvals = outer_size(values);
+    if (uniform_row_length < 0)
+      detail::throw_shape_error("uniform_row_length = ", uniform_row_length, " is negative");
+    std::int64_t rows = 0;
+    if (uniform_row_length == 0) {
+      if (nvals != 0)
+        detail::throw_shape_error("uniform_row_length = 0 but there are ", nvals, " values");
+      rows = nrows.value_or(0);
+    } else {
+      if (nvals % uniform_row_length != 0)
+        detail::throw_shape_error("uniform_row_length = ", uniform_row_length,
+                                  " does not divide the number of values, ", nvals);
+      rows = nvals / uniform_row_length;
+    }
+    if (nrows && *nrows != rows)
+      detail::throw_shape_error("nrows = ", *nrows, " but ", nvals, " values in rows of ",
+                                uniform_row_length, " make ", rows, " rows");
+    if (rows < 0) detail::throw_shape_error("nrows = ", rows, " is negative");
+    detail::check_fits<Index>(nvals, "the number of values");
+    detail::check_fits<Index>(rows, "nrows");
+    return with_outer_level(std::move(values),
+                            detail::uniform_splits<Index>(rows, uniform_row_length), false,
+                            "row_splits");
+  }
+
+  /// tf.RaggedTensor.from_nested_row_splits: one splits list per ragged dim, outermost first.
+  static RaggedTensor from_nested_row_splits(Tensor<T> flat_values,
+                                             const std::vector<std::vector<Index>>& nested,
+                                             bool validate = true) {
+    std::vector<Tensor<Index>> splits;
+    splits.reserve(nested.size());
+    for (const auto& s : nested) splits.emplace_back(Shape{static_cast<std::int64_t>(s.size())}, s);
+    return from_parts(std::move(flat_values), std::move(splits), validate);
+  }
+
+  /// tf.RaggedTensor.from_nested_row_lengths: one lengths list per ragged dim, outermost first.
+  static RaggedTensor from_nested_row_lengths(Tensor<T> flat_values,
+                                              const std::vector<std::vector<Index>>& nested,
+                                              bool validate = true) {
+    std::vector<Tensor<Index>> splits;
+    splits.reserve(nested.size());
+    for (std::size_t l = 0; l < nested.size(); ++l)
+      splits.push_back(detail::splits_from_lengths<Index>(
+          std::span<const Index>(nested[l]), l == 0 ? "row_lengths" : "nested_row_lengths"));
+    return from_parts(std::move(flat_values), std::move(splits), validate);
+  }
+
+  /// From flat values and nested splits already held as tensors (rank-1 each).
+  static RaggedTensor from_parts(Tensor<T> flat_values, std::vector<Tensor<Index>> nested_splits,
+                                 bool validate = true) {
+    RaggedTensor rt(std::move(flat_values), std::move(nested_splits));
+    rt.check(validate);
+    return rt;
+  }
+
+  /// tf.RaggedTensor.from_tensor: the first `ragged_rank` dims of a dense tensor
+  /// become ragged. With `lengths` (one per row of the innermost ragged dim), row
+  /// r keeps its first lengths[r] entries; with `padding`, trailing entries
+  /// equal to it are dropped (for inner dims, a slab is dropped when all its
+  /// elements equal `padding`). ragged_rank 0 returns the tensor itself.
+  static RaggedTensor from_tensor(const Tensor<T>& tensor,
+                                  std::optional<std::vector<Index>> lengths = std::nullopt,
+                                  std::optional<T> padding = std::nullopt,
+                                  std::int64_t ragged_rank = 1) {
+    if (ragged_rank < 0 || ragged_rank >= tensor.rank())
+      detail::throw_shape_error("ragged_rank = ", ragged_rank, " must be in [0, ", tensor.rank(),
+                                ") for a tensor of shape ", to_string(tensor.shape()));
+    if (lengths && padding)
+      detail::throw_shape_error("from_tensor takes lengths or padding, not both");
+    const auto& shape = tensor.shape();
+    for (std::int64_t d = 0; d <= ragged_rank; ++d)
+      detail::check_fits<Index>(shape.num_elements(0, d + 1), "the dimension product");
+    std::vector<Tensor<Index>> splits;
+    for (std::int64_t l = 0; l < ragged_rank; ++l)
+      splits.push_back(detail::uniform_splits<Index>(shape.num_elements(0, l + 1), shape[l + 1]));
+    std::vector<std::int64_t> flat_dims{shape.num_elements(0, ragged_rank + 1)};
+    for (std::int64_t d = ragged_rank + 1; d < tensor.rank(); ++d) flat_dims.push_back(shape[d]);
+    if (ragged_rank == 0 || (!lengths && !padding))
+      return RaggedTensor(tensor.reshaped(Shape(std::move(flat_dims))), std::move(splits));
+
+    // Keep the first len[r] slabs of each innermost row: one compaction of slabs.
+    const auto rows = shape.num_elements(0, ragged_rank);
+    const auto width = shape[ragged_rank];
+    const auto inner = shape.num_elements(ragged_rank + 1, tensor.rank());
+    std::vector<std::int64_t> len(detail::to_size(rows), width);
+    if (lengths) {
+      if (static_cast<std::int64_t>(lengths->size()) != rows)
+        detail::throw_shape_error("from_tensor: lengths has ", lengths->size(),
+                                  " entries but the tensor of shape ", to_string(shape), " has ",
+                                  rows, " rows");
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t l = (*lengths)[detail::to_size(r)];
+        if (l < 0) detail::throw_shape_error("from_tensor: lengths[", r, "] = ", l, " is negative");
+        len[detail::to_size(r)] = std::min(l, width);
+      }
+    } else {
+      const T* v = tensor.data();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        auto& l = len[detail::to_size(r)];
+        while (l > 0 && std::all_of(v + (r * width + l - 1) * inner, v + (r * width + l) * inner,
+                                    [&](const T& x) { return detail::same_value(x, *padding); }))
+          --l;
+      }
+    }
+    detail::Buffer<bool> keep(detail::to_size(rows * width), detail::for_overwrite);
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < width; ++c)
+        keep[detail::to_size(r * width + c)] = c < len[detail::to_size(r)];
+    auto inner_lengths =
+        detail::splits_from_lengths<Index>(std::span<const std::int64_t>(len), "lengths");
+    const auto kept = inner_lengths.values().back();
+    flat_dims[0] = kept;
+    auto flat = Tensor<T>::for_overwrite(Shape(std::move(flat_dims)));
+    kernel::compact(tensor.data(), keep.data(), rows * width, flat.data(), inner);
+    splits.back() = std::move(inner_lengths);
+    return RaggedTensor(std::move(flat), std::move(splits));
+  }
+
+  // ---- Accessors, as tf.RaggedTensor's -------------------------------------------------------
+
+  /// The innermost values: a dense tensor of rank >= 1 (tf: flat_values).
+  [[nodiscard]] const Tensor<T>& flat_values() const noexcept { return flat_values_; }
+  /// One rank-1 splits tensor per ragged dim, outermost first (tf: nested_row_splits).
+  [[nodiscard]] const std::vector<Tensor<Index>>& nested_row_splits() const noexcept {
+    return splits_;
+  }
+  /// The outermost row splits (tf: row_splits). Throws for ragged_rank() == 0.
+  [[nodiscard]] const Tensor<Index>& row_splits() const {
+    require_ragged("row_splits");
+    return splits_.front();
+  }
+  /// The number of ragged dims (tf: ragged_rank).
+  [[nodiscard]] std::int64_t ragged_rank() const noexcept {
+    return static_cast<std::int64_t>(splits_.size());
+  }
+  /// The number of dims, ragged and uniform (tf: rank / shape.rank).
+  [[nodiscard]] std::int64_t rank() const noexcept { return ragged_rank() + flat_values_.rank(); }
+  /// The number of rows (tf: nrows()).
+  [[nodiscard]] std::int64_t nrows() const noexcept {
+    return splits_.empty() ? flat_values_.dim(0) : splits_.front().size() - 1;
+  }
+
+  /// One level down: the values partitioned by row_splits (tf: values). A copy.
+  [[nodiscard]] RaggedTensor values() const {
+    require_ragged("values");
+    return RaggedTensor(flat_values_,
+                        std::vector<Tensor<Index>>(splits_.begin() + 1, splits_.end()));
+  }
+
+  /// tf: row_lengths(): the length of each row.
+  [[nodiscard]] Tensor<Index> row_lengths() const {
+    require_ragged("row_lengths");
+    const auto s = splits_.front().values();
+    detail::Buffer<Index> b(s.size() - 1, detail::for_overwrite);
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) b[i] = static_cast<Index>(s[i + 1] - s[i]);
+    return detail::splits_tensor(std::move(b));
+  }
+  /// tf: row_starts().
+  [[nodiscard]] Tensor<Index> row_starts() const {
+    require_ragged("row_starts");
+    const auto s = splits_.front().values();
+    return Tensor<Index>(Shape{nrows()}, s.first(s.size() - 1));
+  }
+  /// tf: row_limits().
+  [[nodiscard]] Tensor<Index> row_limits() const {
+    require_ragged("row_limits");
+    const auto s = splits_.front().values();
+    return Tensor<Index>(Shape{nrows()}, s.subspan(1));
+  }
+  /// tf: value_rowids(): the row of each value one level down.
+  [[nodiscard]] Tensor<Index> value_rowids() const {
+    require_ragged("value_rowids");
+    const auto s = splits_.front().values();
+    detail::Buffer<Index> b(detail::to_size(s.back()), detail::for_overwrite);
+    for (std::size_t r = 0; r + 1 < s.size(); ++r)
+      std::fill(b.begin() + s[r], b.begin() + s[r + 1], static_cast<Index>(r));
+    return detail::splits_tensor(std::move(b));
+  }
+
+  /// tf: bounding_shape(): the smallest dense shape that holds every row.
+  [[nodiscard]] Shape bounding_shape() const {
+    std::vector<std::int64_t> dims{nrows()};
+    for (const auto& s : splits_) {
+      std::int64_t longest = 0;
+      const auto v = s.values();
+      for (std::size_t i = 0; i + 1 < v.size(); ++i)
+        longest = std::max<std::int64_t>(longest, v[i + 1] - v[i]);
+      dims.push_back(longest);
+    }
+    for (std::int64_t d = 1; d < flat_values_.rank(); ++d) dims.push_back(flat_values_.dim(d));
+    return Shape(std::move(dims));
+  }
+  /// tf: shape: known dims as numbers, ragged dims as std::nullopt, e.g. (3, None, 2).
+  [[nodiscard]] PartialShape shape() const {
+    PartialShape out{nrows()};
+    for (std::int64_t l = 0; l < ragged_rank(); ++l) out.emplace_back(std::nullopt);
+    for (std::int64_t d = 1; d < flat_values_.rank(); ++d) out.emplace_back(flat_values_.dim(d));
+    return out;
+  }
+
+  /// Row `i` (tf: rt[i]) as a RaggedTensor of one rank less (ragged_rank one
+  /// less, or a slab of the flat values when ragged_rank() == 0). Throws
+  /// std::out_of_range for a bad index.
+  [[nodiscard]] RaggedTensor operator[](std::int64_t i) const { return row(i); }
+  [[nodiscard]] RaggedTensor row(std::int64_t i) const {
+    if (i < 0 || i >= nrows())
+      detail::throw_out_of_range("row ", i, " is out of range for a RaggedTensor with ", nrows(),
+                                 " rows");
+    if (rank() < 2)
+      detail::throw_shape_error("row ", i, " of a rank-1 tensor is a scalar; read flat_values()");
+    std::int64_t lo = i, hi = i + 1;
+    std::vector<Tensor<Index>> splits;
+    for (std::size_t l = 0; l < splits_.size(); ++l) {
+      const auto s = splits_[l].values();
+      if (l > 0) {
+        detail::Buffer<Index> b(detail::to_size(hi - lo + 1), detail::for_overwrite);
+        for (auto k = lo; k <= hi; ++k)
+          b[detail::to_size(k - lo)] =
+              static_cast<Index>(s[detail::to_size(k)] - s[detail::to_size(lo)]);
+        splits.push_back(detail::splits_tensor(std::move(b)));
+      }
+      const std::int64_t next_lo = s[detail::to_size(lo)];
+      hi = s[detail::to_size(hi)];
+      lo = next_lo;
+    }
+    const auto inner = flat_values_.shape().num_elements(1, flat_values_.rank());
+    std::vector<std::int64_t> dims(flat_values_.shape().begin(), flat_values_.shape().end());
+    if (splits_.empty())
+      dims.erase(dims.begin());
+    else
+      dims[0] = hi - lo;
+    const auto vals = flat_values_.values().subspan(detail::to_size(lo * inner),
+                                                    detail::to_size((hi - lo) * inner));
+    return RaggedTensor(Tensor<T>(Shape(std::move(dims)), vals), std::move(splits));
+  }
+
+  /// tf: to_tensor(default_value, shape): a dense tensor padded with
+  /// `default_value`; with `shape`, rows are padded or truncated to it.
+  [[nodiscard]] Tensor<T> to_tensor(const T& default_value = T{},
+                                    std::optional<Shape> shape = std::nullopt) const {
+    Shape out_shape = shape ? *shape : bounding_shape();
+    if (out_shape.rank() != rank())
+      detail::throw_shape_error("to_tensor: shape ", to_string(out_shape), " has rank ",
+                                out_shape.rank(), " but the RaggedTensor has rank ", rank());
+    auto out = Tensor<T>::filled(out_shape, default_value);
+    fill_dense(0, 0, std::min(nrows(), out_shape[0]), out.data(), out_shape);
+    return out;
+  }
+
+  /// The same tensor with another row-splits type (tf: with_row_splits_dtype);
+  /// throws shape_error when a split does not fit.
+  template <RowIndex Index2>
+  [[nodiscard]] RaggedTensor<T, Index2> with_row_splits_dtype() const {
+    std::vector<Tensor<Index2>> splits;
+    for (const auto& s : splits_) {
+      detail::check_fits<Index2>(s.values().empty() ? 0 : std::int64_t{s.values().back()},
+                                 "row split");
+      detail::Buffer<Index2> b(s.values().begin(), s.values().end());
+      splits.push_back(detail::splits_tensor(std::move(b)));
+    }
+    return RaggedTensor<T, Index2>::from_parts(flat_values_, std::move(splits), false);
+  }
+
+  /// Same structure and same values (NaN equals NaN).
+  friend bool operator==(const RaggedTensor& a, const RaggedTensor& b) {
+    return a.splits_ == b.splits_ && a.flat_values_ == b.flat_values_;
+  }
+
+ private:
+  template <class, RowIndex>
+  friend class RaggedTensor;
+  friend struct detail::ragged_parts;
+
+  RaggedTensor(Tensor<T> flat_values, std::vector<Tensor<Index>> splits)
+      : flat_values_(std::move(flat_values)), splits_(std::move(splits)) {}
+
+  void require_ragged(const char* what) const {
+    if (splits_.empty())
+      detail::throw_shape_error(what, "() needs ragged_rank >= 1, but ragged_rank is 0");
+  }
+
+  // The number of rows of a factory's values argument.
+  static std::int64_t outer_size(const Tensor<T>& v) {
+    if (v.rank() < 1) detail::throw_shape_error("values must have rank >= 1, got a scalar");
+    return v.dim(0);
+  }
+  static std::int64_t outer_size(const RaggedTensor& v) { return v.nrows(); }
+
+  static RaggedTensor with_outer_level(Tensor<T> values, Tensor<Index> splits, bool validate,
+                                       const char* name) {
+    if (values.rank() < 1) detail::throw_shape_error("values must have rank >= 1, got a scalar");
+    detail::check_fits<Index>(values.dim(0), "the number of values");
+    check_level(splits, values.dim(0), validate, name);
+    std::vector<Tensor<Index>> s;
+    s.push_back(std::move(splits));
+    return RaggedTensor(std::move(values), std::move(s));
+  }
+  static RaggedTensor with_outer_level(RaggedTensor values, Tensor<Index> splits, bool validate,
+                                       const char* name) {
+    check_level(splits, values.nrows(), validate, name);
+    values.splits_.insert(values.splits_.begin(), std::move(splits));
+    return values;
+  }
+
+  // Row starts (leading 0) or limits (trailing nvals) must be non-decreasing and within [0, nvals].
+  static void check_boundaries(std::span<const Index> b, std::int64_t nvals, const char* name,
+                               bool starts) {
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (b[i] < 0) detail::throw_shape_error(name, "[", i, "] = ", b[i], " is negative");
+      if (b[i] > nvals)
+        detail::throw_shape_error(name, "[", i, "] = ", b[i],
+                                  " is greater than the number of values, ", nvals);
+      if (i && b[i] < b[i - 1])
+        detail::throw_shape_error(name, "[", i, "] = ", b[i], " is less than ", name, "[", i - 1,
+                                  "] = ", b[i - 1]);
+    }
+    if (starts && !b.empty() && b[0] != 0)
+      detail::throw_shape_error(name, "[0] = ", b[0], " is not 0");
+    if (!starts && !b.empty() && b.back() != nvals)
+      detail::throw_shape_error(name, "[", b.size() - 1, "] = ", b.back(),
+                                " (the last) is not the number of values, ", nvals);
+  }
+
+  // The full O(n) validation, or with validate = false only the O(1) size
+  // agreement that indexing relies on.
+  static void check_level(const Tensor<Index>& splits, std::int64_t below, bool validate,
+                          const std::string& name) {
+    if (splits.rank() != 1)
+      detail::throw_shape_error(name, " must have rank 1, got shape ", to_string(splits.shape()));
+    if (validate) {
+      detail::validate_splits<Index>(splits.values(), below, name);
+    } else if (splits.size() < 1 || splits.values().back() != below) {
+      detail::throw_shape_error(name, " has ", splits.size(),
+                                " entries that do not end at the number of values below it, ",
+                                below);
+    }
+  }
+
+  void check(bool validate) const {
+    if (flat_values_.rank() < 1)
+      detail::throw_shape_error("flat_values must have rank >= 1, got a scalar");
+    detail::check_fits<Index>(flat_values_.dim(0), "the number of values");
+    for (std::size_t l = 0; l < splits_.size(); ++l) {
+      const auto below = l + 1 < splits_.size() ? splits_[l + 1].size() - 1 : flat_values_.dim(0);
+      check_level(splits_[l], below, validate,
+                  splits_.size() == 1 ? std::string("row_splits")
+                                      : detail::cat("nested_row_splits[", l, "]"));
+    }
+  }
+
+  // Copies rows [lo, hi) of level `level` into the dense output at `out`.
+  void fill_dense(std::size_t level, std::int64_t lo, std::int64_t hi, T* out,
+                  const Shape& shape) const {
+    const auto d = static_cast<std::int64_t>(level);
+    const auto stride = shape.num_elements(d + 1, shape.rank());
+    if (level == splits_.size()) {
+      // Flat values: rows of the flat tensor's inner dims, clipped to the target shape.
+      copy_clipped(flat_values_.data(), flat_values_.shape(), 1, lo, hi, out, shape, d);
+      return;
+    }
+    const auto s = splits_[level].values();
+    for (auto r = lo; r < hi; ++r) {
+      const auto a = std::int64_t{s[detail::to_size(r)]};
+      const auto n =
+          std::min<std::int64_t>(std::int64_t{s[detail::to_size(r + 1)]} - a, shape[d + 1]);
+      fill_dense(level + 1, a, a + n, out + (r - lo) * stride, shape);
+    }
+  }
+
+  // Copies rows [lo, hi) of a dense source (dims from `sd` on) into the target
+  // (dims from `td` on), truncating or leaving padding where the dims differ.
+  static void copy_clipped(const T* src, const Shape& sshape, std::int64_t sd, std::int64_t lo,
+                           std::int64_t hi, T* out, const Shape& tshape, std::int64_t td) {
+    const auto sstride = sshape.num_elements(sd, sshape.rank());
+    const auto tstride = tshape.num_elements(td + 1, tshape.rank());
+    for (auto r = lo; r < hi; ++r) {
+      const T* row = src + r * sstride;
+      T* dst = out + (r - lo) * tstride;
+      if (sd == sshape.rank()) {
+        *dst = *row;
+      } else {
+        copy_clipped(row, sshape, sd + 1, 0, std::min(sshape[sd], tshape[td + 1]), dst, tshape,
+                     td + 1);
+      }
+    }
+  }
+
+  Tensor<T> flat_values_;
+  std::vector<Tensor<Index>> splits_;
+};
+
+namespace detail {
+// For operations that build a result in place (reusing its buffers): the parts
+// of a RaggedTensor, mutable. Whoever uses this keeps the invariants.
+struct ragged_parts {
+  template <class T, class Index>
+  static Tensor<T>& flat_values(RaggedTensor<T, Index>& rt) noexcept {
+    return rt.flat_values_;
+  }
+  template <class T, class Index>
+  static std::vector<Tensor<Index>>& splits(RaggedTensor<T, Index>& rt) noexcept {
+    return rt.splits_;
+  }
+};
+}  // namespace detail
+
+}  // namespace ragged::inline v0_1

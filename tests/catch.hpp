@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// One include for Catch2 v2 (as Debian ships it) and v3, plus small helpers.
+#pragma once
+
+#if RAGGED_CATCH2_MAJOR == 3
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+#else
+#include <catch2/catch.hpp>
+#endif
+
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace ragged_test {
+
+/// Checks that `f()` throws exactly an E (or a subclass) whose message holds every one of `words`.
+template <class E, class F>
+void check_throws(F&& f, std::initializer_list<std::string_view> words) {
+  try {
+    f();
+  } catch (const E& e) {
+    const std::string what = e.what();
+    INFO("message: " << what);
+    for (auto w : words) {
+      INFO("expected words: " << w);
+      CHECK(what.find(w) != std::string::npos);
+    }
+    return;
+  } catch (const std::exception& e) {
+    FAIL("threw another exception type: " << e.what());
+  }
+  FAIL("did not throw");
+}
+
+}  // namespace ragged_test

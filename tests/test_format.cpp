@@ -1,0 +1,100 @@
+#include <ragged/format.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+
+using ragged_test::check_throws;
+
+TEST_CASE("to_string prints as Python prints TensorFlow's to_list()") {
+  CHECK(ragged::to_string(ragged::constant<int>({{1, 3}, {}, {7}})) == "[[1, 3], [], [7]]");
+  CHECK(ragged::to_string(ragged::tensor<int>(5)) == "5");
+  CHECK(ragged::to_string(ragged::tensor<bool>({true, false})) == "[True, False]");
+  CHECK(ragged::to_string(ragged::tensor<std::int8_t>({-128, 127})) == "[-128, 127]");
+  CHECK(ragged::to_string(ragged::tensor<std::string>(
+            {"a\"b", "c\\d\n", std::string("\x01", 1)})) == R"(["a\"b", "c\\d\n", "\x01"])");
+  std::ostringstream os;
+  os << ragged::constant<int>({{1}, {2, 3}});
+  CHECK(os.str() == "[[1], [2, 3]]");
+}
+
+TEST_CASE("floats print as Python's repr: shortest round trip") {
+  const auto str = [](double v) { return ragged::to_string(ragged::tensor<double>(v)); };
+  CHECK(str(1.5) == "1.5");
+  CHECK(str(2.0) == "2.0");
+  CHECK(str(0.1) == "0.1");
+  CHECK(str(-0.0) == "-0.0");
+  CHECK(str(1e16) == "1e+16");
+  CHECK(str(1e15) == "1000000000000000.0");
+  CHECK(str(123456789.125) == "123456789.125");
+  CHECK(str(0.0001) == "0.0001");
+  CHECK(str(0.00001) == "1e-05");
+  CHECK(str(1.5e-300) == "1.5e-300");
+  CHECK(str(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(str(-std::numeric_limits<double>::infinity()) == "-inf");
+  CHECK(str(std::nan("")) == "nan");
+  CHECK(ragged::to_string(ragged::tensor<float>(0.1f)) == "0.1");
+  CHECK(ragged::to_string(ragged::tensor<float>(16777216.0f)) == "16777216.0");
+}
+
+TEST_CASE("parse reads every kind of value") {
+  CHECK(ragged::to_string(ragged::parse<int>(" [ [1,2 , 3],[ ] ,[-4] ] ")) ==
+        "[[1, 2, 3], [], [-4]]");
+  CHECK(ragged::to_string(ragged::parse<double>("[[1.5e3, -2, inf], [nan, -inf, 1E-2]]")) ==
+        "[[1500.0, -2.0, inf], [nan, -inf, 0.01]]");
+  CHECK(ragged::to_string(ragged::parse<bool>("[[True, false], [true, False]]")) ==
+        "[[True, False], [True, False]]");
+  CHECK(ragged::parse<std::string>(R"([["a\"q", 'single', "tab\t\x41"]])")
+            .flat_values()
+            .values()[2] == "tab\tA");
+  CHECK(ragged::parse_tensor<int>("[[1, 2], [3, 4]]") == ragged::tensor<int>({{1, 2}, {3, 4}}));
+  CHECK(ragged::parse_tensor<int>("7") == ragged::tensor<int>(7));
+  CHECK(ragged::parse<int>("[[1, 2], [3, 4]]").ragged_rank() == 1);
+  CHECK(ragged::parse<int>("[[1, 2], [3, 4]]", 0).ragged_rank() == 0);
+  CHECK(ragged::to_string(ragged::parse<int>("[1, 2,]")) == "[1, 2]");
+}
+
+TEST_CASE("parse errors give the offset and what was expected") {
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<int>("[1, 2"); },
+                                    {"offset 5", "expected ',' or ']'", "end of the input"});
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<int>("[1; 2]"); },
+                                    {"offset 2", "found ';'"});
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<int>("[1.5]"); },
+                                    {"offset 1", "an integer", "'1.5'"});
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<bool>("[1]"); }, {"True or False"});
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<std::string>("[abc]"); },
+                                    {"offset 1"});
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<std::int8_t>("[300]"); },
+                                    {"300", "8-bit"});
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<int>("[1] x"); },
+                                    {"offset 4", "end of the input"});
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<std::string>(R"(["abc)"); },
+                                    {"closing"});
+  check_throws<ragged::parse_error>([] { (void)ragged::parse<int>(std::string(1000, '[')); },
+                                    {"levels of nesting"});
+  check_throws<ragged::shape_error>([] { (void)ragged::parse<int>("[[1], 2]"); },
+                                    {"inconsistent nesting depth"});
+  check_throws<ragged::shape_error>([] { (void)ragged::parse_tensor<int>("[[1, 2], [3]]"); },
+                                    {"not uniform", "offset 9"});
+  try {
+    (void)ragged::parse<int>("[1, x]");
+  } catch (const ragged::parse_error& e) {
+    CHECK(e.offset() == 4);
+  }
+}
+
+TEST_CASE("infer_kind picks the element type a literal needs") {
+  CHECK(ragged::infer_kind("[[1, 2], [3]]") == ragged::ValueKind::integer);
+  CHECK(ragged::infer_kind("[[1, 2.5], [3]]") == ragged::ValueKind::floating);
+  CHECK(ragged::infer_kind("[True, false]") == ragged::ValueKind::boolean);
+  CHECK(ragged::infer_kind(R"(["a"])") == ragged::ValueKind::string);
+  CHECK(ragged::infer_kind("[[], []]") == ragged::ValueKind::none);
+  check_throws<ragged::parse_error>([] { (void)ragged::infer_kind(R"(["a", 1])"); },
+                                    {"mixes strings"});
+  check_throws<ragged::parse_error>([] { (void)ragged::infer_kind("[True, 1]"); },
+                                    {"mixes True/False"});
+}
