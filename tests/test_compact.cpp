@@ -74,3 +74,216 @@ TEST_CASE("compact over variable-length rows copies runs") {
                                 2) == 3);
   CHECK(pairs == std::vector<int>{1, 2, 5, 6, 7, 8, -1, -1});
 }
+
+namespace {
+
+struct IsaName {
+  ragged::kernel::Isa isa;
+  const char* name;
+};
+constexpr IsaName all_isas[] = {{ragged::kernel::Isa::scalar, "scalar"},
+                                {ragged::kernel::Isa::avx2, "avx2"},
+                                {ragged::kernel::Isa::avx512, "avx512"}};
+
+// Restores the kernel's level after a test forces one.
+struct RestoreIsa {
+  ragged::kernel::Isa saved = ragged::kernel::active_isa();
+  ~RestoreIsa() { ragged::kernel::force_isa(saved); }
+};
+
+std::vector<char> random_mask(std::mt19937_64& rng, std::int64_t n, int density) {
+  std::vector<char> m(static_cast<std::size_t>(n));
+  if (density < 0) {  // clustered: runs of 1..80 of one value
+    std::size_t i = 0;
+    bool v = rng() & 1;
+    while (i < m.size()) {
+      for (auto len = rng() % 80 + 1; len-- && i < m.size();) m[i++] = v;
+      v = !v;
+    }
+  } else {
+    for (auto& b : m) b = static_cast<char>(static_cast<int>(rng() % 100) < density);
+  }
+  return m;
+}
+
+// One comparison of compact() against the plain definition, element bytes of
+// width `w` at byte offsets `in_off` and `out_off`, with sentinels after the output.
+bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in_off,
+               std::size_t out_off, const std::vector<char>& m) {
+  const auto row = static_cast<std::size_t>(inner) * w;
+  std::vector<unsigned char> in(in_off + static_cast<std::size_t>(n) * row + 1);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 131 + 7);
+  std::vector<unsigned char> want;
+  for (std::int64_t r = 0; r < n; ++r)
+    if (m[static_cast<std::size_t>(r)])
+      want.insert(
+          want.end(),
+          in.begin() + static_cast<std::ptrdiff_t>(in_off + static_cast<std::size_t>(r) * row),
+          in.begin() + static_cast<std::ptrdiff_t>(in_off + static_cast<std::size_t>(r + 1) * row));
+  std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
+  auto mask = std::make_unique<bool[]>(m.size() + 1);
+  for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
+  std::int64_t kept = 0;
+  const auto* src = in.data() + in_off;
+  auto* dst = out.data() + out_off;
+  switch (w) {  // the element types of each width, at unaligned addresses (as a byte buffer may be)
+    case 1:
+      kept = ragged::kernel::compact(reinterpret_cast<const std::uint8_t*>(src), mask.get(), n,
+                                     reinterpret_cast<std::uint8_t*>(dst), inner);
+      break;
+    case 2:
+      kept = ragged::kernel::compact(reinterpret_cast<const std::uint16_t*>(src), mask.get(), n,
+                                     reinterpret_cast<std::uint16_t*>(dst), inner);
+      break;
+    case 4:
+      kept = ragged::kernel::compact(reinterpret_cast<const float*>(src), mask.get(), n,
+                                     reinterpret_cast<float*>(dst), inner);
+      break;
+    default:
+      kept = ragged::kernel::compact(reinterpret_cast<const double*>(src), mask.get(), n,
+                                     reinterpret_cast<double*>(dst), inner);
+      break;
+  }
+  bool ok = kept * static_cast<std::int64_t>(row) == static_cast<std::int64_t>(want.size()) &&
+            std::equal(want.begin(), want.end(), dst);
+  for (std::size_t i = out_off + want.size(); i < out.size(); ++i) ok = ok && out[i] == 0xAB;
+  for (std::size_t i = 0; i < out_off; ++i) ok = ok && out[i] == 0xAB;
+  if (!ok) {
+    std::string ms;
+    for (char c : m) ms += c ? '1' : '0';
+    FAIL_CHECK("width " << w << ", n " << n << ", inner " << inner << ", in offset " << in_off
+                        << ", out offset " << out_off << ", kept " << kept << ", expected bytes "
+                        << want.size() << "\nmask " << ms);
+  }
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "every instruction-set level agrees with the definition: widths, lengths, offsets, densities") {
+  RestoreIsa restore;
+  std::mt19937_64 rng(1234);
+  for (const auto& [isa, name] : all_isas) {
+    if (!ragged::kernel::force_isa(isa)) {
+      WARN("this CPU lacks " << name << "; not tested here");
+      continue;
+    }
+    INFO("isa " << name);
+    CHECK(ragged::kernel::active_isa() == isa);
+    std::int64_t failures = 0;
+    for (std::size_t w : {1u, 2u, 4u, 8u}) {
+      for (std::int64_t n = 0; n <= 300 && failures < 5; ++n)
+        for (int density : {0, 50, 100, 3, -1}) {
+          const auto m = random_mask(rng, n, density);
+          failures += !check_one(w, n, 1, static_cast<std::size_t>(n) % 64,
+                                 static_cast<std::size_t>(n * 7 + density) % 64, m);
+        }
+      for (std::size_t off = 0; off < 64; ++off) {
+        const auto m = random_mask(rng, 200, 50);
+        failures += !check_one(w, 200, 1, off, 63 - off, m);
+      }
+      for (std::int64_t n : {4096, 100003}) {
+        for (int density : {1, 50, 99, -1})
+          failures += !check_one(w, n, 1, 3, 5, random_mask(rng, n, density));
+      }
+    }
+    for (std::int64_t inner = 1; inner <= 17; ++inner)
+      for (std::int64_t n : {0, 1, 63, 64, 65, 130, 1000})
+        for (int density : {0, 50, 100, -1})
+          for (std::size_t w : {1u, 4u, 8u})
+            failures += !check_one(w, n, inner, 1, 2, random_mask(rng, n, density));
+    CHECK(failures == 0);
+  }
+}
+
+TEST_CASE("count agrees at every level") {
+  RestoreIsa restore;
+  std::mt19937_64 rng(99);
+  for (const auto& [isa, name] : all_isas) {
+    if (!ragged::kernel::force_isa(isa)) continue;
+    INFO("isa " << name);
+    for (std::int64_t n : {0, 1, 63, 64, 65, 127, 1000, 4097}) {
+      const auto m = random_mask(rng, n, 50);
+      auto mask = std::make_unique<bool[]>(m.size() + 1);
+      std::int64_t want = 0;
+      for (std::size_t i = 0; i < m.size(); ++i) want += (mask[i] = m[i] != 0);
+      CHECK(ragged::kernel::count(mask.get(), n) == want);
+    }
+  }
+}
+
+TEST_CASE("the parallel kernel equals the serial one") {
+  std::mt19937_64 rng(5);
+  for (std::int64_t n : {std::int64_t{100}, std::int64_t{1} << 17, (std::int64_t{1} << 20) + 77}) {
+    for (int density : {0, 50, 100, -1}) {
+      const auto m = random_mask(rng, n, density);
+      auto mask = std::make_unique<bool[]>(m.size() + 1);
+      for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
+      std::vector<std::int32_t> in(static_cast<std::size_t>(n) * 3);
+      for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
+      for (std::int64_t inner : {1, 3}) {
+        std::vector<std::int32_t> serial(in.size() + 1, -1), parallel(in.size() + 1, -1);
+        const auto a = ragged::kernel::compact(in.data(), mask.get(), n, serial.data(), inner);
+        const auto b = ragged::kernel::compact(in.data(), mask.get(), n, parallel.data(), inner,
+                                               ragged::kernel::Parallel{4});
+        CHECK(a == b);
+        CHECK(serial == parallel);
+      }
+    }
+  }
+}
+
+TEST_CASE("compact reports the kept count at row boundaries, in the same pass") {
+  RestoreIsa restore;
+  std::mt19937_64 rng(77);
+  for (const auto& [isa, name] : all_isas) {
+    if (!ragged::kernel::force_isa(isa)) continue;
+    INFO("isa " << name);
+    // Small and large (streamed) inputs; rows of random length, some empty.
+    for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{100}, std::int64_t{5000},
+                           std::int64_t{5} << 20}) {
+      for (int density : {0, 50, 100, -1}) {
+        const auto m = random_mask(rng, n, density);
+        auto mask = std::make_unique<bool[]>(m.size() + 1);
+        for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
+        std::vector<std::int64_t> splits{0};
+        while (splits.back() < n)
+          splits.push_back(
+              std::min<std::int64_t>(n, splits.back() + static_cast<std::int64_t>(rng() % 150)));
+        std::vector<std::int32_t> in(static_cast<std::size_t>(n)),
+            out(static_cast<std::size_t>(n) + 1, -1);
+        for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
+        std::vector<std::int32_t> kept_before(splits.size(), -1);
+        const auto kept =
+            ragged::kernel::compact(in.data(), mask.get(), n, out.data(), 1,
+                                    ragged::kernel::Boundaries<std::int64_t>{
+                                        splits.data(), 0, static_cast<std::int64_t>(splits.size())},
+                                    kept_before.data());
+        std::int64_t want = 0, failures = 0;
+        std::size_t r = 0;
+        for (std::int64_t i = 0; i <= n; ++i) {
+          for (; r < splits.size() && splits[r] == i; ++r) failures += kept_before[r] != want;
+          if (i < n && mask[static_cast<std::size_t>(i)])
+            failures += out[static_cast<std::size_t>(want++)] != i;
+        }
+        INFO("n " << n << ", density " << density);
+        CHECK(kept == want);
+        CHECK(failures == 0);
+        CHECK(out[static_cast<std::size_t>(want)] == -1);
+        // Uniform boundaries: every 64th position.
+        const std::int64_t rows = n / 64;
+        std::vector<std::int64_t> uniform(static_cast<std::size_t>(rows) + 1, -1);
+        ragged::kernel::compact(in.data(), mask.get(), rows * 64, out.data(), 1,
+                                ragged::kernel::Boundaries<std::int64_t>{nullptr, 64, rows + 1},
+                                uniform.data());
+        std::int64_t running = 0;
+        for (std::int64_t row = 0; row <= rows; ++row) {
+          if (uniform[static_cast<std::size_t>(row)] != running) ++failures;
+          if (row < rows) running += ragged::kernel::count(mask.get() + row * 64, 64);
+        }
+        CHECK(failures == 0);
+      }
+    }
+  }
+}

@@ -19,8 +19,7 @@ namespace ragged::inline v0_1 {
 
 namespace detail {
 
-template <class>
-inline constexpr bool always_false = false;
+using kernel::detail::bytewise;
 
 // One dim of a tensor seen as rows of the next dim: uniform (every row has
 // `uniform` items, as a dense dim) or given by explicit row splits. Dense dims
@@ -206,28 +205,42 @@ void ragged_mask(const View<T, I>& data, const View<bool, J>& mask, std::int64_t
     auto& s = reuse(out_splits, l, level.nrows + 1);
     for (std::int64_t r = 0; r <= level.nrows; ++r) s.data()[r] = static_cast<I>(level.bound(r));
   }
-  // The mask's last ragged dim: prefix sums of the kept counts per row.
-  if (sel >= 1) {
-    const auto& level = mask.levels[sel - 1];
-    auto& s = reuse(out_splits, sel - 1, level.nrows + 1);
-    auto* sp = s.data();
-    sp[0] = 0;
-    for (std::int64_t r = 0; r < level.nrows; ++r)
-      sp[r + 1] = static_cast<I>(
-          sp[r] + kernel::count(mask.values + level.bound(r), level.bound(r + 1) - level.bound(r)));
-  }
   const auto n = rows_at(data, sel);
   if (sel < ndata_levels) {
+    // The mask's last ragged dim: prefix sums of the kept counts per row.
+    if (sel >= 1) {
+      const auto& level = mask.levels[sel - 1];
+      auto* sp = reuse(out_splits, sel - 1, level.nrows + 1).data();
+      sp[0] = 0;
+      for (std::int64_t r = 0; r < level.nrows; ++r)
+        sp[r + 1] = static_cast<I>(sp[r] + kernel::count(mask.values + level.bound(r),
+                                                         level.bound(r + 1) - level.bound(r)));
+    }
     select_rows(data, sel, mask.values, out_splits, out_flat);
     return;
   }
-  const auto kept =
-      sel >= 1 ? std::int64_t{out_splits[sel - 1].values().back()} : kernel::count(mask.values, n);
+  // Elements (or uniform inner rows) of the flat values. Trivially copyable
+  // values get room for every row and skip the counting pass: pages that are
+  // never written are never touched. Others are counted first, so that only
+  // the kept elements are constructed.
   auto dims = std::vector<std::int64_t>(data.flat_shape.begin(), data.flat_shape.end());
+  dims[0] = bytewise<T> ? n : kernel::count(mask.values, n);
+  out_flat.reset_for_overwrite(Shape(dims));
+  const auto inner = data.flat_shape.num_elements(1, data.flat_shape.rank());
+  std::int64_t kept = 0;
+  if (sel >= 1) {
+    // The mask's last ragged dim: its row splits are where the kernel reports
+    // its running count, which makes the result's splits in the same pass.
+    const auto& level = mask.levels[sel - 1];
+    auto& s = reuse(out_splits, sel - 1, level.nrows + 1);
+    kept = kernel::compact(data.values, mask.values, n, out_flat.data(), inner,
+                           kernel::Boundaries<J>{level.splits, level.uniform, level.nrows + 1},
+                           s.data());
+  } else {
+    kept = kernel::compact(data.values, mask.values, n, out_flat.data(), inner);
+  }
   dims[0] = kept;
   out_flat.reset_for_overwrite(Shape(std::move(dims)));
-  kernel::compact(data.values, mask.values, n, out_flat.data(),
-                  data.flat_shape.num_elements(1, data.flat_shape.rank()));
 }
 
 template <class Data, class Mask>
@@ -325,10 +338,11 @@ auto boolean_mask(const Data& data, const Mask& mask) {
 /// + K]) is true and flattens those K dims into one. The result has shape
 /// tensor.shape[:axis] + [count] + tensor.shape[axis + K:]. `axis` may be
 /// negative, counting from the end as in NumPy. Throws shape_error naming both
-/// shapes and the axis. Writes into `out`, reusing its buffer.
+/// shapes and the axis. Writes into `out`, reusing its buffer; `parallel`
+/// lets large inputs be split over threads (opt-in, same result).
 template <class T>
 Tensor<T>& boolean_mask(const Tensor<T>& tensor, const Tensor<bool>& mask, std::int64_t axis,
-                        Tensor<T>& out) {
+                        Tensor<T>& out, kernel::Parallel parallel = {}) {
   const auto k = mask.rank();
   const auto n = tensor.rank();
   if (k == 0) detail::throw_shape_error("mask cannot be scalar");
@@ -346,14 +360,25 @@ Tensor<T>& boolean_mask(const Tensor<T>& tensor, const Tensor<bool>& mask, std::
   const auto outer = shape.num_elements(0, a);
   const auto m = mask.size();
   const auto inner = shape.num_elements(a + k, n);
-  const auto kept = kernel::count(mask.data(), m);
   std::vector<std::int64_t> dims(shape.begin(), shape.begin() + a);
-  dims.push_back(kept);
+  dims.push_back(0);
   dims.insert(dims.end(), shape.begin() + a + k, shape.end());
+  if (outer == 1 && detail::bytewise<T>) {
+    // One compaction: room for every row and no counting pass (pages that are
+    // never written are never touched), then the size it kept.
+    dims[detail::to_size(a)] = m;
+    out.reset_for_overwrite(Shape(dims));
+    dims[detail::to_size(a)] =
+        kernel::compact(tensor.data(), mask.data(), m, out.data(), inner, parallel);
+    out.reset_for_overwrite(Shape(std::move(dims)));
+    return out;
+  }
+  const auto kept = kernel::count(mask.data(), m);
+  dims[detail::to_size(a)] = kept;
   out.reset_for_overwrite(Shape(std::move(dims)));
   for (std::int64_t o = 0; o < outer; ++o)
     kernel::compact(tensor.data() + o * m * inner, mask.data(), m, out.data() + o * kept * inner,
-                    inner);
+                    inner, parallel);
   return out;
 }
 

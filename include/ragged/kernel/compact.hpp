@@ -6,9 +6,16 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <thread>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "avx2.hpp"
+#include "avx512.hpp"
+#include "cpu.hpp"
 #include "scalar.hpp"
+#include "stream.hpp"
 
 /// The one stream-compaction kernel under both boolean_mask operations. It
 /// knows nothing of tensors: pointers and counts in, a count out; it never
@@ -17,45 +24,199 @@
 /// Output contract: the kernel writes exactly the kept elements, densely, from
 /// `out` on, and never writes past the last of them; `out` needs room for
 /// count(mask, n) * inner elements and nothing more. Input and output must not
-/// overlap.
+/// overlap. Large outputs are written with non-temporal stores (they bypass the
+/// caches), fenced before the kernel returns.
 namespace ragged::inline v0_1::kernel {
 
 /// The number of true entries in mask[0, n): the size of a compaction's output,
 /// so that it is allocated once.
 [[nodiscard]] inline std::int64_t count(const bool* mask, std::int64_t n) noexcept {
+  // Short rows do not pay for dispatch.
+  if (n < 64) return detail::count_scalar(mask, n);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  switch (active_isa()) {
+    case Isa::avx512:
+      return detail::count_avx512(mask, n);
+    case Isa::avx2:
+      return detail::count_avx2(mask, n);
+    case Isa::scalar:
+      break;
+  }
+#endif
   return detail::count_scalar(mask, n);
 }
 
+/// Opt-in parallelism for one call: how many threads may share the work. The
+/// default, 1, runs on the calling thread. There is no pool: threads start for
+/// the call and are joined before it returns; inputs too small to gain run serially.
+struct Parallel {
+  int threads = 1;
+};
+
+/// Sorted positions in a mask at which compact() reports how many entries it
+/// has kept so far: row boundaries, explicit (`positions[r]`) or uniform
+/// (`r * stride`), for r in [0, count). With a ragged mask's row splits as
+/// positions, the reported counts are the row splits of the result.
+template <class Index>
+struct Boundaries {
+  const Index* positions = nullptr;
+  std::int64_t stride = 0;
+  std::int64_t count = 0;
+  [[nodiscard]] std::int64_t operator[](std::int64_t r) const noexcept {
+    return positions ? std::int64_t{positions[r]} : r * stride;
+  }
+};
+
 namespace detail {
 
+// Trivially copyable types move as bytes, specialised by byte width (1, 2, 4, 8), not by type.
 template <class T>
 inline constexpr bool bytewise = std::is_trivially_copyable_v<T>;
 
-// Whole rows [begin, end) of `row` elements each: one copy per run.
+using compact_fn = std::int64_t (*)(const std::byte*, const bool*, std::int64_t,
+                                    std::byte*) noexcept;
+
+// The implementation for one element width at the active instruction set;
+// `large` selects the variant that prefetches ahead.
+template <std::size_t W>
+[[nodiscard]] compact_fn compact_for_width(bool large) noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (W == 1 || W == 2 || W == 4 || W == 8) {
+    switch (active_isa()) {
+      case Isa::avx512:
+        if (cpu().fast_compress_store)
+          return large ? &compact_avx512<W, true, true> : &compact_avx512<W, true, false>;
+        return large ? &compact_avx512<W, false, true> : &compact_avx512<W, false, false>;
+      case Isa::avx2:
+        return &compact_avx2<W>;
+      case Isa::scalar:
+        break;
+    }
+  }
+#else
+  (void)large;
+#endif
+  return &compact_scalar<W>;
+}
+
+// The byte width single elements move at: the row's own size when it is 1, 2,
+// 4 or 8 bytes (so rows of two int32 move as one 8-byte element), else 0 (runs).
 template <class T>
-void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t row, T*& out) {
+[[nodiscard]] std::size_t element_width(std::int64_t inner) noexcept {
+  if constexpr (bytewise<T>) {
+    const auto bytes = static_cast<std::size_t>(inner) * sizeof(T);
+    if (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8) return bytes;
+  }
+  return 0;
+}
+
+template <std::size_t W>
+std::int64_t compact_width(const void* in, const bool* mask, std::int64_t n, void* out,
+                           bool large) noexcept {
+  return compact_for_width<W>(large)(static_cast<const std::byte*>(in), mask, n,
+                                     static_cast<std::byte*>(out));
+}
+
+inline std::int64_t compact_width(std::size_t w, const void* in, const bool* mask, std::int64_t n,
+                                  void* out, bool large) noexcept {
+  switch (w) {
+    case 1:
+      return compact_width<1>(in, mask, n, out, large);
+    case 2:
+      return compact_width<2>(in, mask, n, out, large);
+    case 4:
+      return compact_width<4>(in, mask, n, out, large);
+    default:
+      return compact_width<8>(in, mask, n, out, large);
+  }
+}
+
+// Whole rows [begin, end) of `row` elements each: one copy per run, streamed
+// when the output is large.
+template <class T>
+void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t row, T*& out,
+               bool stream) {
   const auto n = (end - begin) * row;
   if constexpr (bytewise<T>) {
-    if (n)
-      std::memcpy(static_cast<void*>(out), in + begin * row,
-                  static_cast<std::size_t>(n) * sizeof(T));
+    const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
+    if (stream)
+      stream_copy(out, in + begin * row, bytes);
+    else if (n)
+      std::memcpy(static_cast<void*>(out), in + begin * row, bytes);
   } else {
+    (void)stream;
     std::copy(in + begin * row, in + begin * row + n, out);
   }
   out += n;
 }
 
+// One compaction of rows of `inner` elements, without chunking: single
+// elements of 1, 2, 4 or 8 bytes through the vector code, wider rows as runs,
+// non-trivial T by assignment. `stream` writes runs with non-temporal stores.
 template <class T>
-std::int64_t compact_elements(const T* in, const bool* mask, std::int64_t n, T* out) {
-  if constexpr (bytewise<T>) {
-    return compact_scalar<sizeof(T)>(reinterpret_cast<const std::byte*>(in), mask, n,
-                                     reinterpret_cast<std::byte*>(out));
-  } else {
-    std::int64_t j = 0;
-    for (std::int64_t i = 0; i < n; ++i)
-      if (mask[i]) out[j++] = in[i];
-    return j;
+std::int64_t compact_part(const T* in, const bool* mask, std::int64_t n, T* out, std::int64_t inner,
+                          bool stream) {
+  if (const auto w = element_width<T>(inner)) return compact_width(w, in, mask, n, out, stream);
+  if constexpr (!bytewise<T>) {
+    if (inner == 1) {
+      std::int64_t j = 0;
+      for (std::int64_t i = 0; i < n; ++i)
+        if (mask[i]) out[j++] = in[i];
+      return j;
+    }
   }
+  T* o = out;
+  std::int64_t kept = 0;
+  for_each_run(mask, n, [&](std::int64_t b, std::int64_t e) {
+    copy_rows(in, b, e, inner, o, stream);
+    kept += e - b;
+  });
+  return kept;
+}
+
+// The kernel over chunks of the input, for outputs beyond the caches and for
+// reporting boundaries: each chunk of elements is compacted into a small
+// buffer that stays in L1 and streamed out from there (runs stream straight
+// from the input); after each chunk [lo, end), `after(lo, end, kept_before)`
+// sees how many rows had been kept before it.
+template <class T, class After>
+std::int64_t compact_chunked(const T* in, const bool* mask, std::int64_t n, T* out,
+                             std::int64_t inner, bool stream, After&& after) {
+  constexpr std::int64_t stage_bytes = 8192;
+  const auto w = element_width<T>(inner);
+  const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
+  const std::int64_t chunk = std::max<std::int64_t>(64, stage_bytes / row_bytes / 64 * 64);
+  alignas(64) std::byte stage[stage_bytes];
+  std::int64_t kept = 0;
+  for (std::int64_t lo = 0; lo < n; lo += chunk) {
+    const auto len = std::min(chunk, n - lo);
+    T* dst = out + kept * inner;
+    const auto kept_before = kept;
+    if (w && stream) {
+      const auto k = compact_width(w, in + lo * inner, mask + lo, len, stage, true);
+      stream_copy(dst, stage, static_cast<std::size_t>(k) * w);
+      kept += k;
+    } else {
+      kept += compact_part(in + lo * inner, mask + lo, len, dst, inner, stream);
+    }
+    after(lo, lo + len, kept_before);
+  }
+  if (stream) stream_fence();
+  return kept;
+}
+
+// The mask bits and running counts of a chunk, at the active instruction set.
+inline void mask_words(const bool* mask, std::int64_t n, std::uint64_t* words, std::int64_t* prefix,
+                       std::int64_t base) noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (active_isa() == Isa::avx512) return mask_words_avx512(mask, n, words, prefix, base);
+#endif
+  mask_words_scalar(mask, n, words, prefix, base);
+}
+
+template <class T>
+[[nodiscard]] bool worth_streaming(std::int64_t n, std::int64_t inner) noexcept {
+  return bytewise<T> && n * inner * static_cast<std::int64_t>(sizeof(T)) >= stream_threshold_bytes;
 }
 
 }  // namespace detail
@@ -67,29 +228,43 @@ std::int64_t compact_elements(const T* in, const bool* mask, std::int64_t n, T* 
 template <class T>
 std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out,
                      std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
-  if (inner == 1) return detail::compact_elements(in, mask, n, out);
-  if constexpr (detail::bytewise<T>) {
-    // Rows of 1, 2, 4 or 8 bytes move as single elements of that width.
-    const auto row_bytes = static_cast<std::size_t>(inner) * sizeof(T);
-    const auto* bin = reinterpret_cast<const std::byte*>(in);
-    auto* bout = reinterpret_cast<std::byte*>(out);
-    switch (row_bytes) {
-      case 2:
-        return detail::compact_scalar<2>(bin, mask, n, bout);
-      case 4:
-        return detail::compact_scalar<4>(bin, mask, n, bout);
-      case 8:
-        return detail::compact_scalar<8>(bin, mask, n, bout);
-      default:
-        break;
+  if (!detail::worth_streaming<T>(n, inner))
+    return detail::compact_part(in, mask, n, out, inner, false);
+  return detail::compact_chunked(in, mask, n, out, inner, true,
+                                 [](std::int64_t, std::int64_t, std::int64_t) {});
+}
+
+/// compact() that also reports, for each of the sorted `bounds` (positions in
+/// [0, n]), how many rows it kept before that position: kept_before[r]. With a
+/// ragged mask's row splits as bounds, these are the result's row splits, made
+/// in the same pass over the mask as the compaction.
+template <class T, class Index, class OutIndex>
+std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std::int64_t inner,
+                     Boundaries<Index> bounds,
+                     OutIndex* kept_before) noexcept(detail::bytewise<T>) {
+  std::int64_t r = 0;
+  // The boundaries in (lo, end]: from the chunk's mask bits (its bytes still in
+  // L1) and their prefix counts, branch-free per boundary.
+  const auto report = [&](std::int64_t lo, std::int64_t end, std::int64_t kept_before_chunk) {
+    constexpr std::int64_t max_words = 8192 / 64 + 1;
+    std::uint64_t words[max_words + 1];
+    std::int64_t prefix[max_words + 1];
+    const auto nwords = (end - lo + 63) / 64;
+    detail::mask_words(mask + lo, end - lo, words, prefix, kept_before_chunk);
+    words[nwords] = 0;
+    auto next = r;  // a local: the loop keeps it in a register
+    for (; next < bounds.count && bounds[next] <= end; ++next) {
+      const auto at = bounds[next] - lo;
+      const auto below = (std::uint64_t{1} << (at % 64)) - 1;
+      kept_before[next] =
+          static_cast<OutIndex>(prefix[at / 64] + detail::popcount64(words[at / 64] & below));
     }
-  }
-  T* o = out;
-  std::int64_t kept = 0;
-  detail::for_each_run(mask, n, [&](std::int64_t b, std::int64_t e) {
-    detail::copy_rows(in, b, e, inner, o);
-    kept += e - b;
-  });
+    r = next;
+  };
+  const auto kept = detail::compact_chunked(in, mask, n, out, inner,
+                                            detail::worth_streaming<T>(n, inner), report);
+  for (; r < bounds.count; ++r)
+    kept_before[r] = static_cast<OutIndex>(kept);  // positions at n, after the last chunk
   return kept;
 }
 
@@ -105,13 +280,60 @@ std::int64_t compact(const T* in, const bool* mask, std::span<const Bound> bound
   T* o = out;
   std::int64_t kept = 0;
   const auto nrows = static_cast<std::int64_t>(bounds.size()) - 1;
+  const bool stream = detail::worth_streaming<T>(bounds.back() - bounds.front(), inner);
   detail::for_each_run(mask, nrows, [&](std::int64_t b, std::int64_t e) {
     const std::int64_t first = bounds[static_cast<std::size_t>(b)];
     const std::int64_t last = bounds[static_cast<std::size_t>(e)];
-    detail::copy_rows(in, first, last, inner, o);
+    detail::copy_rows(in, first, last, inner, o, stream);
     kept += last - first;
   });
+  if (stream) detail::stream_fence();
   return kept;
+}
+
+/// compact() with opt-in parallelism: the rows are split into `par.threads`
+/// chunks (on 64-entry boundaries); each chunk is counted, an exclusive scan of
+/// the counts gives each chunk its place in `out`, and each thread compacts its
+/// own range there. The result is identical to the serial call's. Should a
+/// thread fail to start, its chunk runs on the calling thread.
+template <class T>
+std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std::int64_t inner,
+                     Parallel par) {
+  constexpr std::int64_t min_chunk =
+      std::int64_t{1} << 16;  // entries: below this, threads cost more than they save
+  const std::int64_t chunks = std::min<std::int64_t>(par.threads, n / min_chunk);
+  // Non-trivial T copies may throw, which must not happen on another thread.
+  if (chunks <= 1 || !detail::bytewise<T>) return compact(in, mask, n, out, inner);
+  const std::int64_t step = (n / chunks + 63) / 64 * 64;
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(chunks) + 1, 0);
+  const auto range = [&](std::int64_t c) {
+    const auto lo = std::min(n, c * step);
+    return std::pair<std::int64_t, std::int64_t>{lo, std::min(n, lo + step)};
+  };
+  const auto run_all = [&](auto&& work) {
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(chunks) - 1);
+    for (std::int64_t c = 1; c < chunks; ++c) {
+      try {
+        threads.emplace_back(work, c);
+      } catch (...) {
+        work(c);  // no thread to be had: do it here
+      }
+    }
+    work(std::int64_t{0});
+    for (auto& t : threads) t.join();
+  };
+  run_all([&](std::int64_t c) {
+    const auto [lo, hi] = range(c);
+    offsets[static_cast<std::size_t>(c) + 1] = count(mask + lo, hi - lo);
+  });
+  for (std::size_t c = 1; c < offsets.size(); ++c) offsets[c] += offsets[c - 1];
+  run_all([&](std::int64_t c) {
+    const auto [lo, hi] = range(c);
+    compact(in + lo * inner, mask + lo, hi - lo, out + offsets[static_cast<std::size_t>(c)] * inner,
+            inner);
+  });
+  return offsets.back();
 }
 
 }  // namespace ragged::inline v0_1::kernel

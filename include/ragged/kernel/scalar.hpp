@@ -19,6 +19,42 @@ inline constexpr std::uint64_t all_true_word = 0x0101010101010101ull;
   return w;
 }
 
+/// Bits set in a word: SWAR, inline (std::popcount calls a library routine
+/// unless the whole program is compiled for a CPU with popcnt).
+[[nodiscard]] constexpr int popcount64(std::uint64_t x) noexcept {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
+
+/// The mask bits of 64 entries as one word, bit i for entry i. The multiply
+/// gathers eight 0/1 bytes into eight bits at once.
+[[nodiscard]] inline std::uint64_t mask_word(const bool* mask) noexcept {
+  std::uint64_t bits = 0;
+  for (int b = 0; b < 8; ++b)
+    bits |= ((load_word(mask + 8 * b) * 0x0102040810204080ull) >> 56) << (8 * b);
+  return bits;
+}
+
+/// The mask bits of entries [0, n) as words (the last one padded with zeros)
+/// and the running count before each word, starting from `base`.
+inline void mask_words_scalar(const bool* mask, std::int64_t n, std::uint64_t* words,
+                              std::int64_t* prefix, std::int64_t base) noexcept {
+  std::int64_t k = 0;
+  prefix[0] = base;
+  for (; 64 * k + 64 <= n; ++k) {
+    words[k] = mask_word(mask + 64 * k);
+    prefix[k + 1] = prefix[k] + static_cast<std::int64_t>(popcount64(words[k]));
+  }
+  if (64 * k < n) {
+    bool last[64] = {};
+    std::memcpy(last, mask + 64 * k, static_cast<std::size_t>(n - 64 * k));
+    words[k] = mask_word(last);
+    prefix[k + 1] = prefix[k] + static_cast<std::int64_t>(popcount64(words[k]));
+  }
+}
+
 /// The number of true entries in mask[0, n).
 [[nodiscard]] inline std::int64_t count_scalar(const bool* mask, std::int64_t n) noexcept {
   std::int64_t total = 0, i = 0;

@@ -1,0 +1,209 @@
+// The compaction kernel into an existing output, next to the loops a C++ user
+// would otherwise write, and the memcpy rooflines.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+using ragged::kernel::Isa;
+
+// A fixture-free setup: values, a mask, and an output already faulted in.
+template <class T>
+struct Inputs {
+  ragged::Tensor<T> values;
+  ragged::Tensor<bool> mask;
+  std::vector<T> out;
+  Inputs(std::int64_t n, int density, std::int64_t inner = 1)
+      : values(bench::make_values<T>(ragged::Shape{n * inner})),
+        mask(bench::make_mask(n, density)),
+        out(static_cast<std::size_t>(n * inner + 1)) {}
+};
+
+// Times `loop(values, mask, n, out)` over the inputs of (n, density).
+template <class T, class Loop>
+void run_loop(benchmark::State& state, Loop loop) {
+  const auto n = state.range(0);
+  Inputs<T> in(n, static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(loop(in.values.data(), in.mask.data(), n, in.out.data()));
+    benchmark::ClobberMemory();
+  }
+  bench::set_counters(state, n, n * static_cast<std::int64_t>(sizeof(T)));
+}
+
+template <class T>
+void kernel_compact(benchmark::State& state) {
+  run_loop<T>(state, [](const T* v, const bool* m, std::int64_t n, T* o) {
+    return ragged::kernel::compact(v, m, n, o);
+  });
+}
+
+// The same kernel at a forced instruction-set level.
+template <class T, Isa isa>
+void kernel_compact_isa(benchmark::State& state) {
+  const auto saved = ragged::kernel::active_isa();
+  if (!ragged::kernel::force_isa(isa)) {
+    state.SkipWithError("this CPU lacks the instruction set");
+    return;
+  }
+  kernel_compact<T>(state);
+  ragged::kernel::force_isa(saved);
+}
+
+#if defined(__x86_64__)
+// AVX-512 compress-store straight to memory (Direct) against compress + masked store.
+template <class T, bool Direct>
+void kernel_avx512_store(benchmark::State& state) {
+  if (!ragged::kernel::supports(Isa::avx512)) {
+    state.SkipWithError("no AVX-512 VBMI2");
+    return;
+  }
+  run_loop<T>(state, [](const T* v, const bool* m, std::int64_t n, T* o) {
+    return ragged::kernel::detail::compact_avx512<sizeof(T), Direct>(
+        reinterpret_cast<const std::byte*>(v), m, n, reinterpret_cast<std::byte*>(o));
+  });
+}
+#endif
+
+// Baselines a user would write.
+template <class T>
+void baseline_branchy(benchmark::State& state) {
+  run_loop<T>(state, [](const T* v, const bool* m, std::int64_t n, T* o) {
+    std::int64_t j = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (m[i]) o[j++] = v[i];
+    return j;
+  });
+}
+
+template <class T>
+void baseline_branchfree(benchmark::State& state) {
+  run_loop<T>(state, [](const T* v, const bool* m, std::int64_t n, T* o) {
+    std::int64_t j = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      o[j] = v[i];
+      j += m[i];
+    }
+    return j;
+  });
+}
+
+template <class T>
+void baseline_copy_if(benchmark::State& state) {
+  run_loop<T>(state, [](const T* v, const bool* m, std::int64_t n, T* o) {
+    return std::copy_if(v, v + n, o, [&](const T& x) { return m[&x - v]; });
+  });
+}
+
+// Rows of 64 floats selected by a 1-D mask (row selection).
+void kernel_rows(benchmark::State& state) {
+  const auto n = state.range(0), inner = state.range(1);
+  Inputs<float> in(n, 500, inner);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        ragged::kernel::compact(in.values.data(), in.mask.data(), n, in.out.data(), inner));
+    benchmark::ClobberMemory();
+  }
+  bench::set_counters(state, n * inner, n * inner * 4);
+}
+
+void baseline_rows_memcpy(benchmark::State& state) {
+  const auto n = state.range(0), inner = state.range(1);
+  Inputs<float> in(n, 500, inner);
+  const auto row = static_cast<std::size_t>(inner) * sizeof(float);
+  for (auto _ : state) {
+    char* o = reinterpret_cast<char*>(in.out.data());
+    const char* v = reinterpret_cast<const char*>(in.values.data());
+    for (std::int64_t r = 0; r < n; ++r)
+      if (in.mask.data()[r]) {
+        std::memcpy(o, v + static_cast<std::size_t>(r) * row, row);
+        o += row;
+      }
+    benchmark::DoNotOptimize(o);
+    benchmark::ClobberMemory();
+  }
+  bench::set_counters(state, n * inner, n * inner * 4);
+}
+
+// Opt-in parallelism, and memcpy split over the same number of threads.
+void kernel_parallel(benchmark::State& state) {
+  const auto n = state.range(0);
+  const auto threads = static_cast<int>(state.range(1));
+  Inputs<std::int32_t> in(n, 500);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(ragged::kernel::compact(
+        in.values.data(), in.mask.data(), n, in.out.data(), 1, ragged::kernel::Parallel{threads}));
+    benchmark::ClobberMemory();
+  }
+  bench::set_counters(state, n, n * 4);
+}
+
+void memcpy_threads(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  const auto threads = static_cast<std::size_t>(state.range(1));
+  std::vector<char> src(bytes, 1), dst(bytes, 2);
+  for (auto _ : state) {
+    std::vector<std::thread> pool;
+    const auto step = bytes / threads;
+    for (std::size_t t = 1; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        std::memcpy(dst.data() + t * step, src.data() + t * step,
+                    t + 1 == threads ? bytes - t * step : step);
+      });
+    std::memcpy(dst.data(), src.data(), threads == 1 ? bytes : step);
+    for (auto& p : pool) p.join();
+    benchmark::ClobberMemory();
+  }
+  bench::set_counters(state, static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(bytes));
+}
+
+constexpr std::int64_t big = std::int64_t{1} << 26;
+constexpr std::int64_t small = std::int64_t{1} << 14;
+
+void densities(benchmark::internal::Benchmark* b, std::int64_t n) {
+  for (int d : {10, 50, 500, 950, 990, -1}) b->Args({n, d});
+}
+
+}  // namespace
+
+BENCHMARK(bench::memcpy_roofline)
+    ->Arg(big * 4)
+    ->Arg(big)
+    ->Arg(big / 2 * 8)
+    ->Arg(small * 4)
+    ->Arg(std::int64_t{1} << 28)
+    ->UseRealTime();
+BENCHMARK(bench::malloc_memcpy_roofline)->Arg(big * 4)->UseRealTime();
+
+BENCHMARK(kernel_compact<std::int32_t>)->Apply([](auto* b) { densities(b, big); }) -> UseRealTime();
+BENCHMARK(kernel_compact<std::int8_t>)->Args({big, 500})->UseRealTime();
+BENCHMARK(kernel_compact<double>)->Args({big / 2, 500})->UseRealTime();
+BENCHMARK(kernel_compact<std::int32_t>)->Args({small, 500})->UseRealTime();
+BENCHMARK(kernel_compact_isa<std::int32_t, Isa::avx2>)->Args({big, 500})->UseRealTime();
+BENCHMARK(kernel_compact_isa<std::int32_t, Isa::scalar>)->Args({big, 500})->UseRealTime();
+#if defined(__x86_64__)
+BENCHMARK(kernel_avx512_store<std::int32_t, true>)
+    ->Args({big, 500})
+    ->Args({small, 500})
+    ->UseRealTime();
+BENCHMARK(kernel_avx512_store<std::int32_t, false>)
+    ->Args({big, 500})
+    ->Args({small, 500})
+    ->UseRealTime();
+BENCHMARK(kernel_avx512_store<double, true>)->Args({big / 2, 500})->UseRealTime();
+BENCHMARK(kernel_avx512_store<double, false>)->Args({big / 2, 500})->UseRealTime();
+#endif
+BENCHMARK(baseline_branchy<std::int32_t>)->Args({big, 500})->UseRealTime();
+BENCHMARK(baseline_branchfree<std::int32_t>)->Args({big, 500})->Args({small, 500})->UseRealTime();
+BENCHMARK(baseline_copy_if<std::int32_t>)->Args({big, 500})->UseRealTime();
+BENCHMARK(kernel_rows)->Args({std::int64_t{1} << 20, 64})->UseRealTime();
+BENCHMARK(baseline_rows_memcpy)->Args({std::int64_t{1} << 20, 64})->UseRealTime();
+BENCHMARK(kernel_parallel)->Args({big, 2})->UseRealTime();
+BENCHMARK(memcpy_threads)->Args({big * 4, 2})->UseRealTime();
+
+BENCHMARK_MAIN();

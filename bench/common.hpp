@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// Inputs for the benchmarks: fixed seeds, densities and clustered masks, and the
+// memcpy rooflines every ratio in the report is taken against.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <ragged/ragged.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// Density in percent; -1 is "clustered": alternating runs of 1..1024 kept and dropped entries.
+inline std::string density_name(int density) {
+  return density < 0 ? std::string("clustered") : "d" + std::to_string(density);
+}
+
+inline ragged::Tensor<bool> make_mask(std::int64_t n, int density_per_mille,
+                                      std::uint64_t seed = 42) {
+  auto mask = ragged::Tensor<bool>::for_overwrite(ragged::Shape{n});
+  bool* m = mask.data();
+  std::mt19937_64 rng(seed);
+  if (density_per_mille < 0) {
+    std::int64_t i = 0;
+    bool v = true;
+    while (i < n) {
+      for (auto len = static_cast<std::int64_t>(rng() % 1024 + 1); len-- && i < n;) m[i++] = v;
+      v = !v;
+    }
+  } else {
+    // A threshold on 10 random bits per entry: density in 1/1000.
+    for (std::int64_t i = 0; i < n; ++i) m[i] = static_cast<int>(rng() % 1000) < density_per_mille;
+  }
+  return mask;
+}
+
+template <class T>
+ragged::Tensor<T> make_values(ragged::Shape shape, std::uint64_t seed = 7) {
+  auto t = ragged::Tensor<T>::for_overwrite(std::move(shape));
+  std::mt19937_64 rng(seed);
+  for (auto& v : t.values()) {
+    if constexpr (std::is_same_v<T, std::string>)
+      v = std::string(8 + rng() % 17, static_cast<char>('a' + rng() % 26));
+    else
+      v = static_cast<T>(rng() % 1000);
+  }
+  return t;
+}
+
+// Reports bytes/s and items/s over the input values, and the value bytes that
+// the report matches with a memcpy of the same size.
+inline void set_counters(benchmark::State& state, std::int64_t items, std::int64_t value_bytes) {
+  state.SetItemsProcessed(state.iterations() * items);
+  state.SetBytesProcessed(state.iterations() * value_bytes);
+  state.counters["value_bytes"] = static_cast<double>(value_bytes);
+}
+
+// The roofline: memcpy of `bytes` into an existing (already faulted-in) buffer.
+inline void memcpy_roofline(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  std::vector<char> src(bytes, 1), dst(bytes, 2);
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(bytes));
+}
+
+// The fresh-output roofline: malloc + memcpy + free, as a result that is returned anew each call.
+inline void malloc_memcpy_roofline(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  std::vector<char> src(bytes, 1);
+  for (auto _ : state) {
+    auto* dst = static_cast<char*>(std::malloc(bytes));
+    std::memcpy(dst, src.data(), bytes);
+    benchmark::DoNotOptimize(dst);
+    benchmark::ClobberMemory();
+    std::free(dst);
+  }
+  set_counters(state, static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(bytes));
+}
+
+}  // namespace bench

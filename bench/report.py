@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Runs the benchmark binaries and prints, per workload, the time per element and
+the ratio to memcpy of the same value bytes measured in the same run (medians
+of repetitions). Usage: report.py BINARY... [-- extra Google Benchmark flags]"""
+import json
+import subprocess
+import sys
+
+ROOFLINES = ("bench::memcpy_roofline", "memcpy_ragged_values")
+# Workloads compared with a baseline other than memcpy: name prefix -> baseline prefix.
+BASELINES = {
+    "dense_strings": "baseline_strings_copy_if",
+    "kernel_rows": "baseline_rows_memcpy",
+    "ragged_rows": "baseline_rows_memcpy",
+    "ragged_reused": "baseline_ragged_per_row",
+}
+
+
+def run(binary, extra):
+    cmd = [binary, "--benchmark_format=json", "--benchmark_repetitions=3",
+           "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"] + extra
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    medians = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("aggregate_name") == "median" and not b.get("error_occurred"):
+            medians[b["run_name"]] = b
+    return medians
+
+
+def main():
+    args = sys.argv[1:]
+    extra = args[args.index("--") + 1:] if "--" in args else []
+    binaries = args[:args.index("--")] if "--" in args else args
+    print("| benchmark | ns/element | x memcpy | x baseline |")
+    print("|---|---:|---:|---:|")
+    for binary in binaries:
+        medians = run(binary, extra)
+        roofs = {b["value_bytes"]: b["real_time"] for n, b in medians.items() if n.startswith(ROOFLINES)}
+        for name, b in medians.items():
+            per_elem = 1e9 / b["items_per_second"] if b.get("items_per_second") else float("nan")
+            roof = roofs.get(b.get("value_bytes"))
+            ratio = f"{b['real_time'] / roof:.2f}" if roof else ""
+            base = ""
+            for prefix, baseline in BASELINES.items():
+                if name.startswith(prefix):
+                    match = [m for n, m in medians.items() if n.startswith(baseline)]
+                    if match:
+                        base = f"{b['real_time'] / match[0]['real_time']:.2f}"
+            print(f"| {name.replace('/real_time', '')} | {per_elem:.3f} | {ratio} | {base} |")
+
+
+if __name__ == "__main__":
+    main()

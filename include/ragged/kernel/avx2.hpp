@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// The AVX2 kernel: permutation tables for 4- and 8-byte elements, block skip
+// and copy for all widths. Target attributes, chosen at run time. Internal.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu.hpp"
+#include "scalar.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+namespace ragged::inline v0_1::kernel::detail {
+
+// For each 8-bit mask: the 32-bit lanes to gather, kept lanes first.
+inline constexpr auto permute8x32 = [] {
+  std::array<std::array<std::uint8_t, 8>, 256> t{};
+  for (unsigned m = 0; m < 256; ++m) {
+    unsigned k = 0;
+    for (unsigned lane = 0; lane < 8; ++lane)
+      if (m >> lane & 1) t[m][k++] = static_cast<std::uint8_t>(lane);
+  }
+  return t;
+}();
+
+// For each 4-bit mask: the 32-bit lane pairs of the 64-bit elements to gather.
+inline constexpr auto permute4x64 = [] {
+  std::array<std::array<std::uint8_t, 8>, 16> t{};
+  for (unsigned m = 0; m < 16; ++m) {
+    unsigned k = 0;
+    for (unsigned e = 0; e < 4; ++e)
+      if (m >> e & 1) {
+        t[m][k++] = static_cast<std::uint8_t>(2 * e);
+        t[m][k++] = static_cast<std::uint8_t>(2 * e + 1);
+      }
+  }
+  return t;
+}();
+
+// The mask bits of 64 entries; the caller guarantees 64 readable bytes.
+[[gnu::target("avx2"), gnu::always_inline]] inline std::uint64_t mask_bits_avx2(
+    const bool* mask) noexcept {
+  const __m256i zero = _mm256_setzero_si256();
+  const auto lo = static_cast<std::uint32_t>(_mm256_movemask_epi8(
+      _mm256_cmpgt_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask)), zero)));
+  const auto hi = static_cast<std::uint32_t>(_mm256_movemask_epi8(
+      _mm256_cmpgt_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask + 32)), zero)));
+  return std::uint64_t{hi} << 32 | lo;
+}
+
+[[gnu::target("avx2,popcnt")]] inline std::int64_t count_avx2(const bool* mask,
+                                                              std::int64_t n) noexcept {
+  std::int64_t total = 0, i = 0;
+  for (; i + 64 <= n; i += 64) total += _mm_popcnt_u64(mask_bits_avx2(mask + i));
+  return total + count_scalar(mask + i, n - i);
+}
+
+// The kept lanes of 32 bytes, stored with a lane mask so that nothing past the
+// last kept element is written.
+template <std::size_t W>
+[[gnu::target("avx2,popcnt"), gnu::always_inline]] inline std::byte* compress_block_avx2(
+    const std::byte* src, std::uint64_t bits, std::byte* dst) noexcept {
+  constexpr int lanes = 32 / static_cast<int>(W);
+  for (int c = 0; c < 64 / lanes; ++c) {
+    const auto k = static_cast<unsigned>((bits >> (c * lanes)) & ((1u << lanes) - 1));
+    if (k == 0) continue;
+    const auto kept = _mm_popcnt_u32(k);
+    const auto& perm = W == 4 ? permute8x32[k] : permute4x64[k];
+    const __m256i idx =
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(perm.data())));
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + c * 32));
+    const int kept_lanes = kept * static_cast<int>(W) / 4;
+    // Lane i is stored when i < kept_lanes: compare a lane index ramp with the count.
+    const __m256i store_mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(kept_lanes),
+                                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_epi32(reinterpret_cast<int*>(dst), store_mask,
+                           _mm256_permutevar8x32_epi32(v, idx));
+    dst += kept * static_cast<int>(W);
+  }
+  return dst;
+}
+
+template <std::size_t W>
+[[gnu::target("avx2,popcnt")]] std::int64_t compact_avx2(const std::byte* in, const bool* mask,
+                                                         std::int64_t n, std::byte* out) noexcept {
+  std::byte* dst = out;
+  std::int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const std::uint64_t bits = mask_bits_avx2(mask + i);
+    const std::byte* src = in + i * static_cast<std::int64_t>(W);
+    if (bits == 0) continue;
+    if (bits == ~0ull) {
+      for (std::size_t c = 0; c < 2 * W; ++c)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + c * 32),
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + c * 32)));
+      dst += 64 * W;
+      continue;
+    }
+    if constexpr (W == 4 || W == 8) {
+      dst = compress_block_avx2<W>(src, bits, dst);
+    } else {
+      dst += compact_scalar<W>(src, mask + i, 64, dst) * static_cast<std::int64_t>(W);
+    }
+  }
+  dst += compact_scalar<W>(in + i * static_cast<std::int64_t>(W), mask + i, n - i, dst) *
+         static_cast<std::int64_t>(W);
+  return (dst - out) / static_cast<std::int64_t>(W);
+}
+
+}  // namespace ragged::inline v0_1::kernel::detail
+#endif

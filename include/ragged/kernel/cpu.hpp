@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which instruction sets the kernel may use: detected once at run time, so a
+// binary built for baseline x86-64 still uses AVX-512 where the CPU has it.
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
+
+namespace ragged::inline v0_1::kernel {
+
+/// The kernel's instruction-set levels. avx512 means AVX-512 F, BW, VL and
+/// VBMI2 (Ice Lake, Zen 4 and later); avx2 means AVX2 and BMI2.
+enum class Isa { scalar = 0, avx2 = 1, avx512 = 2 };
+
+/// What the CPU offers, as the kernel needs to know it.
+struct CpuFeatures {
+  bool avx2 = false;
+  bool avx512 = false;
+  // Compress-store straight to memory (vpcompress* m, k, zmm) is microcoded and
+  // slow on AMD Zen 4 and on Intel, but fast on AMD Zen 5 (family 0x1A).
+  bool fast_compress_store = false;
+};
+
+namespace detail {
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+inline constexpr bool x86 = true;
+
+[[gnu::target("xsave")]] inline unsigned long long read_xcr0() noexcept {
+  return __builtin_ia32_xgetbv(0);
+}
+
+inline CpuFeatures detect_cpu() noexcept {
+  CpuFeatures f;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return f;
+  const unsigned max_leaf = a;
+  const bool amd = b == 0x68747541;  // "Auth"enticAMD
+  __get_cpuid(1, &a, &b, &c, &d);
+  const unsigned family =
+      ((a >> 8) & 0xf) == 0xf ? ((a >> 8) & 0xf) + ((a >> 20) & 0xff) : ((a >> 8) & 0xf);
+  const bool osxsave = (c >> 27) & 1;
+  if (!osxsave || max_leaf < 7) return f;
+  const auto xcr0 = read_xcr0();
+  const bool ymm_state = (xcr0 & 0x6) == 0x6;
+  const bool zmm_state = (xcr0 & 0xe6) == 0xe6;
+  __get_cpuid_count(7, 0, &a, &b, &c, &d);
+  const bool avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
+  const bool avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
+  const bool avx512vbmi2 = (c >> 6) & 1;
+  f.avx2 = ymm_state && avx2 && bmi2;
+  f.avx512 = f.avx2 && zmm_state && avx512f && avx512bw && avx512vl && avx512vbmi2;
+  f.fast_compress_store = f.avx512 && amd && family >= 0x1a;
+  return f;
+}
+#else
+inline constexpr bool x86 = false;
+inline CpuFeatures detect_cpu() noexcept {
+  return {};
+}
+#endif
+
+inline const CpuFeatures& cpu() noexcept {
+  static const CpuFeatures features = detect_cpu();
+  return features;
+}
+
+[[nodiscard]] inline bool cpu_supports(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::scalar:
+      return true;
+    case Isa::avx2:
+      return cpu().avx2;
+    case Isa::avx512:
+      return cpu().avx512;
+  }
+  return false;
+}
+
+inline Isa best_isa() noexcept {
+  Isa best = cpu().avx512 ? Isa::avx512 : cpu().avx2 ? Isa::avx2 : Isa::scalar;
+  // RAGGED_FORCE_ISA=scalar|avx2|avx512 caps the level (for tests and comparisons).
+  if (const char* forced = std::getenv("RAGGED_FORCE_ISA")) {
+    const Isa want = std::strcmp(forced, "scalar") == 0 ? Isa::scalar
+                     : std::strcmp(forced, "avx2") == 0 ? Isa::avx2
+                                                        : Isa::avx512;
+    if (static_cast<int>(want) < static_cast<int>(best)) best = want;
+  }
+  return best;
+}
+
+inline std::atomic<int>& isa_state() noexcept {
+  static std::atomic<int> state{static_cast<int>(best_isa())};
+  return state;
+}
+
+}  // namespace detail
+
+/// The instruction set the kernel uses now.
+[[nodiscard]] inline Isa active_isa() noexcept {
+  return static_cast<Isa>(detail::isa_state().load(std::memory_order_relaxed));
+}
+
+/// Whether this CPU (and build) can run the kernel at `isa`.
+[[nodiscard]] inline bool supports(Isa isa) noexcept {
+  return detail::cpu_supports(isa);
+}
+
+/// Makes the kernel use `isa` from now on, for tests and comparisons; returns
+/// false (and changes nothing) where the CPU lacks it. Not meant to be called
+/// while other threads run the kernel.
+inline bool force_isa(Isa isa) noexcept {
+  if (!supports(isa)) return false;
+  detail::isa_state().store(static_cast<int>(isa), std::memory_order_relaxed);
+  return true;
+}
+
+/// The CPU's features as the kernel sees them.
+[[nodiscard]] inline const CpuFeatures& cpu_features() noexcept {
+  return detail::cpu();
+}
+
+}  // namespace ragged::inline v0_1::kernel

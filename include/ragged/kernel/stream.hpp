@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copies for outputs larger than the caches: non-temporal stores, so that the
+// output is not first read into the cache only to be overwritten (which costs
+// as much memory traffic as the write itself). Internal: used by compact.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>  // SSE2: part of every x86-64, no target attribute needed
+#endif
+
+namespace ragged::inline v0_1::kernel::detail {
+
+// From this many input bytes on, the kernel streams its output: well past a
+// core's L2, where an output is not read again before it leaves the cache.
+inline constexpr std::int64_t stream_threshold_bytes = std::int64_t{16} << 20;
+
+/// memcpy with non-temporal stores for the whole 64-byte lines of `dst`; the
+/// partial lines at either end use ordinary stores, so a neighbouring copy may
+/// share them. Call stream_fence() before the output is handed to anyone else.
+inline void stream_copy(void* dst, const void* src, std::size_t bytes) noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) & 63;
+  if (head >= bytes) {
+    std::memcpy(d, s, bytes);
+    return;
+  }
+  std::memcpy(d, s, head);
+  d += head;
+  s += head;
+  bytes -= head;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
+    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
+  }
+  std::memcpy(d, s, bytes);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+/// Orders the non-temporal stores before anything that follows.
+inline void stream_fence() noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  _mm_sfence();
+#endif
+}
+
+}  // namespace ragged::inline v0_1::kernel::detail
