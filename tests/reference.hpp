@@ -82,6 +82,8 @@ void print(std::ostream& os, const Node<T>& n) {
       os << (n.value ? "True" : "False");
     else if constexpr (std::is_same_v<T, std::string>)
       os << '"' << n.value << '"';
+    else if constexpr (std::is_floating_point_v<T>)
+      os << static_cast<long long>(n.value) << ".0";  // whole values only, as Python prints them
     else
       os << +n.value;
     return;

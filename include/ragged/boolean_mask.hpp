@@ -191,8 +191,8 @@ void select_rows(const View<T, Index>& data, std::size_t first, const bool* mask
 // tf.ragged.boolean_mask on views: `k` is the mask's rank; the mask view has
 // k - 1 levels over 1-D flat values, the data view max(ragged_rank, k - 1).
 template <class T, class I, class J>
-void ragged_mask(const View<T, I>& data, const View<bool, J>& mask, std::int64_t k,
-                 RaggedTensor<T, I>& out) {
+void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::int64_t k,
+                      RaggedTensor<T, I>& out) {
   check_conformance(data, mask, k);
   auto& out_splits = ragged_parts::splits(out);
   auto& out_flat = ragged_parts::flat_values(out);
@@ -241,6 +241,20 @@ void ragged_mask(const View<T, I>& data, const View<bool, J>& mask, std::int64_t
   }
   dims[0] = kept;
   out_flat.reset_for_overwrite(Shape(std::move(dims)));
+}
+
+// The operation with the basic guarantee for `out`: should copying a T throw
+// midway, `out` is left empty (and valid) rather than half-built. The inputs
+// are never modified.
+template <class T, class I, class J>
+void ragged_mask(const View<T, I>& data, const View<bool, J>& mask, std::int64_t k,
+                 RaggedTensor<T, I>& out) {
+  try {
+    ragged_mask_into(data, mask, k, out);
+  } catch (...) {
+    out = RaggedTensor<T, I>();
+    throw;
+  }
 }
 
 template <class Data, class Mask>
@@ -376,9 +390,14 @@ Tensor<T>& boolean_mask(const Tensor<T>& tensor, const Tensor<bool>& mask, std::
   const auto kept = kernel::count(mask.data(), m);
   dims[detail::to_size(a)] = kept;
   out.reset_for_overwrite(Shape(std::move(dims)));
-  for (std::int64_t o = 0; o < outer; ++o)
-    kernel::compact(tensor.data() + o * m * inner, mask.data(), m, out.data() + o * kept * inner,
-                    inner, parallel);
+  try {
+    for (std::int64_t o = 0; o < outer; ++o)
+      kernel::compact(tensor.data() + o * m * inner, mask.data(), m, out.data() + o * kept * inner,
+                      inner, parallel);
+  } catch (...) {
+    out = Tensor<T>();  // a copy of T threw: leave `out` empty, not half-built
+    throw;
+  }
   return out;
 }
 

@@ -113,6 +113,11 @@ inline void append_quoted(std::string& out, std::string_view s) {
   out += '"';
 }
 
+// Element types to_string can print: bool, numbers, and anything that reads as a string.
+template <class T>
+concept printable = std::same_as<T, bool> || std::integral<T> || std::floating_point<T> ||
+    std::convertible_to<const T&, std::string_view>;
+
 template <class T>
 void append_value(std::string& out, const T& v) {
   if constexpr (std::same_as<T, bool>)
@@ -168,7 +173,7 @@ void append_ragged(std::string& out, const RaggedTensor<T, Index>& rt, std::size
 /// `tensor.numpy().tolist()`: `[[1, 2], [3, 4]]`; floats as Python's repr
 /// (`1.5`, `2.0`), strings double-quoted and escaped, bools `True`/`False`.
 template <class T>
-std::string to_string(const Tensor<T>& t) {
+requires detail::printable<T> std::string to_string(const Tensor<T>& t) {
   std::string out;
   detail::append_block(out, t.data(), t.shape(), 0);
   return out;
@@ -177,18 +182,19 @@ std::string to_string(const Tensor<T>& t) {
 /// The ragged tensor as a nested list, as TensorFlow's `rt.to_list()` printed
 /// by Python: `[[1, 3], [], [7]]`.
 template <class T, class Index>
-std::string to_string(const RaggedTensor<T, Index>& rt) {
+requires detail::printable<T> std::string to_string(const RaggedTensor<T, Index>& rt) {
   std::string out;
   detail::append_ragged(out, rt, 0, 0, rt.nrows());
   return out;
 }
 
 template <class T>
-std::ostream& operator<<(std::ostream& os, const Tensor<T>& t) {
+requires detail::printable<T> std::ostream& operator<<(std::ostream& os, const Tensor<T>& t) {
   return os << to_string(t);
 }
 template <class T, class Index>
-std::ostream& operator<<(std::ostream& os, const RaggedTensor<T, Index>& rt) {
+requires detail::printable<T> std::ostream& operator<<(std::ostream& os,
+                                                       const RaggedTensor<T, Index>& rt) {
   return os << to_string(rt);
 }
 

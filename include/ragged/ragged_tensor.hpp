@@ -97,10 +97,11 @@ template <class Index, class Length>
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const auto len = static_cast<std::int64_t>(lengths[i]);
     if (len < 0) throw_shape_error(name, "[", i, "] = ", len, " is negative");
-    total += len;  // cannot overflow: each length is below 2^63 and the total is checked below
-    if (total > std::numeric_limits<Index>::max())
-      throw_shape_error("the sum of ", name, " up to index ", i, " is ", total,
-                        ", which does not fit in ", index_name<Index>(), " row splits");
+    // Checked before adding: the sum itself must not overflow (found by fuzzing).
+    if (len > std::numeric_limits<Index>::max() - total)
+      throw_shape_error("the sum of ", name, " up to index ", i, " (", total, " + ", len,
+                        ") does not fit in ", index_name<Index>(), " row splits");
+    total += len;
     b[i + 1] = static_cast<Index>(total);
   }
   return splits_tensor(std::move(b));
@@ -161,6 +162,9 @@ class RaggedTensor {
     std::ranges::copy(row_starts.span(), b.begin());
     b[detail::to_size(row_starts.size())] = static_cast<Index>(nvals);
     if (validate) check_boundaries(row_starts.span(), nvals, "row_starts", true);
+    // No rows can hold no values: [] with values is not a partition.
+    if (row_starts.size() == 0 && nvals != 0)
+      detail::throw_shape_error("row_starts is empty but there are ", nvals, " values");
     return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), false,
                             "row_splits");
   }

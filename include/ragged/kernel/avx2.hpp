@@ -71,14 +71,15 @@ template <std::size_t W>
     const auto& perm = W == 4 ? permute8x32[k] : permute4x64[k];
     const __m256i idx =
         _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(perm.data())));
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + c * 32));
+    const __m256i v =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + std::ptrdiff_t{32} * c));
     const int kept_lanes = kept * static_cast<int>(W) / 4;
     // Lane i is stored when i < kept_lanes: compare a lane index ramp with the count.
     const __m256i store_mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(kept_lanes),
                                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_maskstore_epi32(reinterpret_cast<int*>(dst), store_mask,
                            _mm256_permutevar8x32_epi32(v, idx));
-    dst += kept * static_cast<int>(W);
+    dst += static_cast<std::ptrdiff_t>(kept) * static_cast<std::ptrdiff_t>(W);
   }
   return dst;
 }

@@ -64,7 +64,7 @@ compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst) 
     for (int c = 0; c < 64 / lanes; ++c) {
       const auto k =
           static_cast<unsigned>((bits >> (c * lanes)) & ((lanes == 64 ? 0 : (1ull << lanes)) - 1));
-      const std::byte* s = src + c * 64;
+      const std::byte* s = src + std::ptrdiff_t{64} * c;
       const auto kept = _mm_popcnt_u32(k);
       const auto low = _bzhi_u32(~0u, static_cast<unsigned>(kept));
       if constexpr (W == 2) {
@@ -90,7 +90,7 @@ compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst) 
           _mm512_mask_storeu_epi64(dst, static_cast<__mmask8>(low),
                                    _mm512_maskz_compress_epi64(k8, v));
       }
-      dst += kept * static_cast<int>(W);
+      dst += static_cast<std::ptrdiff_t>(kept) * static_cast<std::ptrdiff_t>(W);
     }
     return dst;
   }

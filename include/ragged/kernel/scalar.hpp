@@ -33,7 +33,7 @@ inline constexpr std::uint64_t all_true_word = 0x0101010101010101ull;
 [[nodiscard]] inline std::uint64_t mask_word(const bool* mask) noexcept {
   std::uint64_t bits = 0;
   for (int b = 0; b < 8; ++b)
-    bits |= ((load_word(mask + 8 * b) * 0x0102040810204080ull) >> 56) << (8 * b);
+    bits |= ((load_word(mask + std::ptrdiff_t{8} * b) * 0x0102040810204080ull) >> 56) << (8 * b);
   return bits;
 }
 

@@ -1,0 +1,85 @@
+// Peak memory of boolean_mask: no allocation proportional to the input beyond
+// the output itself. Reads the process's peak resident set (Linux).
+#include <ragged/ragged.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "catch.hpp"
+
+namespace {
+
+// VmHWM in bytes, or -1 where /proc is not there.
+std::int64_t peak_rss() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      std::int64_t kb = 0;
+      status >> kb;
+      return kb * 1024;
+    }
+    std::getline(status, key);
+  }
+  return -1;
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+#else
+constexpr bool sanitized = false;
+#endif
+
+constexpr std::int64_t slack = std::int64_t{32} << 20;
+
+}  // namespace
+
+TEST_CASE("boolean_mask on 10^8 int32 values allocates only its output") {
+  if (sanitized || peak_rss() < 0) {
+    WARN("peak memory is not measured under sanitizers or without /proc");
+    return;
+  }
+  const std::int64_t n = 100'000'000;
+  auto values = ragged::Tensor<std::int32_t>::filled(ragged::Shape{n}, 5);
+  auto mask = ragged::Tensor<bool>::for_overwrite(ragged::Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) mask.data()[i] = (i * 2654435761u) % 7 < 3;
+  const auto kept = ragged::kernel::count(mask.data(), n);
+  const auto output_bytes = kept * 4;
+
+  const auto before_dense = peak_rss();
+  {
+    const auto out = ragged::boolean_mask(values, mask, 0);
+    CHECK(out.size() == kept);
+  }
+  const auto dense_growth = peak_rss() - before_dense;
+  std::printf("dense: input %lld MB + mask %lld MB, output %lld MB, peak grew by %lld MB\n",
+              static_cast<long long>(n * 4 >> 20), static_cast<long long>(n >> 20),
+              static_cast<long long>(output_bytes >> 20),
+              static_cast<long long>(dense_growth >> 20));
+  CHECK(dense_growth <= output_bytes + slack);
+
+  // Ragged: rows of 100 values and a ragged mask with the same splits.
+  const auto data = ragged::RaggedTensor<std::int32_t>::from_uniform_row_length(values, 100);
+  const auto rmask = ragged::RaggedTensor<bool>::from_uniform_row_length(mask, 100);
+  const auto splits_bytes = (n / 100 + 1) * 8;
+  const auto before_ragged = peak_rss();
+  {
+    const auto out = ragged::boolean_mask(data, rmask);
+    CHECK(out.flat_values().size() == kept);
+  }
+  const auto ragged_growth = peak_rss() - before_ragged;
+  std::printf("ragged: output %lld MB values + %lld MB splits, peak grew by %lld MB\n",
+              static_cast<long long>(output_bytes >> 20),
+              static_cast<long long>(splits_bytes >> 20),
+              static_cast<long long>(ragged_growth >> 20));
+  CHECK(ragged_growth <= output_bytes + splits_bytes + slack);
+}
