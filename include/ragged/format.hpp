@@ -39,18 +39,15 @@ void append_float(std::string& out, F value) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
   std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));  // e.g. "-1.2345e+02"
-  std::string sign;
-  if (sci.front() == '-') {
-    sign = "-";
-    sci.remove_prefix(1);
-  }
+  const bool negative = sci.front() == '-';
+  if (negative) sci.remove_prefix(1);
   const auto e = sci.find('e');
   std::string digits;
   for (char c : sci.substr(0, e))
     if (c != '.') digits += c;
   int exp = 0;
   std::from_chars(sci.data() + e + 1 + (sci[e + 1] == '+'), sci.data() + sci.size(), exp);
-  out += sign;
+  if (negative) out += '-';
   if (exp >= -4 && exp < 16) {
     if (exp < 0) {
       out += "0.";
