@@ -16,11 +16,7 @@
 
 namespace bench {
 
-// Density in percent; -1 is "clustered": alternating runs of 1..1024 kept and dropped entries.
-inline std::string density_name(int density) {
-  return density < 0 ? std::string("clustered") : "d" + std::to_string(density);
-}
-
+// Density in 1/1000; -1 is "clustered": alternating runs of 1..1024 kept and dropped entries.
 inline ragged::Tensor<bool> make_mask(std::int64_t n, int density_per_mille,
                                       std::uint64_t seed = 42) {
   auto mask = ragged::Tensor<bool>::for_overwrite(ragged::Shape{n});

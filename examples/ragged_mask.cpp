@@ -104,13 +104,12 @@ Either<T> read(const std::string& text, std::optional<std::int64_t> ragged_rank)
   }
 }
 
+// "[3, None]": the shape as TensorFlow's TensorShape prints it.
 std::string dims_text(const ragged::PartialShape& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += shape[i] ? std::to_string(*shape[i]) : "None";
-  }
-  return s + "]";
+  auto s = ragged::to_string(shape);  // "(3, None)"
+  s.front() = '[';
+  s.back() = ']';
+  return s;
 }
 
 template <class T>
@@ -118,7 +117,9 @@ void print(const ragged::Tensor<T>& t, bool show_type) {
   std::string out;
   if (show_type) {
     ragged::PartialShape shape(t.shape().begin(), t.shape().end());
-    out += "Tensor shape=" + dims_text(shape) + "\n";
+    out += "Tensor shape=";
+    out += dims_text(shape);
+    out += '\n';
   }
   std::cout << out << ragged::to_string(t) << '\n';
 }
@@ -128,9 +129,13 @@ void print(const ragged::RaggedTensor<T>& rt, bool show_type) {
   // TensorFlow returns a dense Tensor where no dim is ragged.
   if (rt.ragged_rank() == 0) return print(rt.flat_values(), show_type);
   std::string out;
-  if (show_type)
-    out += "RaggedTensor ragged_rank=" + std::to_string(rt.ragged_rank()) +
-           " shape=" + dims_text(rt.shape()) + "\n";
+  if (show_type) {
+    out += "RaggedTensor ragged_rank=";
+    out += std::to_string(rt.ragged_rank());
+    out += " shape=";
+    out += dims_text(rt.shape());
+    out += '\n';
+  }
   std::cout << out << ragged::to_string(rt) << '\n';
 }
 

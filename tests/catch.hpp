@@ -17,6 +17,13 @@
 
 namespace ragged_test {
 
+/// "prefix" followed by the number. (Not `"prefix" + std::to_string(i)`: GCC 12
+/// warns falsely about that once inlined, -Wrestrict, PR 105329.)
+inline std::string numbered(std::string prefix, std::size_t i) {
+  prefix += std::to_string(i);
+  return prefix;
+}
+
 /// Checks that `f()` throws exactly an E (or a subclass) whose message holds every one of `words`.
 template <class E, class F>
 void check_throws(F&& f, std::initializer_list<std::string_view> words) {

@@ -266,7 +266,7 @@ TEMPLATE_TEST_CASE("boolean_mask for every value type", "", std::int8_t, std::in
   std::vector<TestType> v(6);
   for (std::size_t i = 0; i < v.size(); ++i) {
     if constexpr (std::is_same_v<TestType, std::string>)
-      v[i] = "value number " + std::to_string(i);
+      v[i] = ragged_test::numbered("value number ", i);
     else if constexpr (std::is_same_v<TestType, bool>)
       v[i] = i % 2 == 0;
     else

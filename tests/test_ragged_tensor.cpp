@@ -247,7 +247,7 @@ TEMPLATE_TEST_CASE("round trips for every value type", "", std::int8_t, std::int
   std::vector<TestType> v(7);
   for (std::size_t i = 0; i < v.size(); ++i) {
     if constexpr (std::is_same_v<TestType, std::string>)
-      v[i] = "s" + std::to_string(i);
+      v[i] = ragged_test::numbered("s", i);
     else if constexpr (std::is_same_v<TestType, bool>)
       v[i] = i % 3 == 0;
     else
