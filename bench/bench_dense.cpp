@@ -105,7 +105,7 @@ constexpr std::int64_t big = std::int64_t{1} << 26;
 
 }  // namespace
 
-BENCHMARK(bench::memcpy_roofline)->Arg(big * 4)->UseRealTime();
+BENCHMARK(bench::memcpy_roofline)->Arg(big * 4)->Arg(std::int64_t{4096} * 4096 * 4)->UseRealTime();
 BENCHMARK(bench::malloc_memcpy_roofline)->Arg(big * 4)->UseRealTime();
 BENCHMARK(dense_fresh)->Args({big, 500})->UseRealTime();
 BENCHMARK(dense_reused)->Args({big, 500})->UseRealTime();

@@ -17,7 +17,10 @@ BASELINES = {
 
 
 def run(binary, extra):
-    cmd = [binary, "--benchmark_format=json", "--benchmark_repetitions=3",
+    # Repetitions interleaved at random, so that a noisy neighbour slows every
+    # benchmark alike rather than one; the medians are reported.
+    cmd = [binary, "--benchmark_format=json", "--benchmark_repetitions=5",
+           "--benchmark_enable_random_interleaving=true",
            "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"] + extra
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     medians = {}

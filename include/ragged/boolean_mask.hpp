@@ -150,34 +150,39 @@ std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
 }
 
 // Row selection: keeps whole rows of dim `first` (where mask[r]) with everything
-// nested under them. Each level's new splits are prefix sums of the kept rows'
-// lengths (gathered by the kernel); the flat values are the kept rows'
-// contiguous ranges, moved by the kernel as runs.
+// nested under them. At each level below, the kernel gathers the kept rows'
+// limits (splits[r + 1]) into the new splits, and one pass over the runs of
+// kept rows rebases them (each run's limits are contiguous, less what was
+// dropped before it). The flat values are the kept rows' contiguous ranges,
+// moved by the kernel as runs. Temporaries are per row of dim `first` only.
 template <class T, class Index>
 void select_rows(const View<T, Index>& data, std::size_t first, const bool* mask,
                  std::vector<Tensor<Index>>& out_splits, Tensor<T>& out_flat) {
   const auto nrows = data.levels[first].nrows;
   std::vector<Index>
       composed;  // bounds of the kept rows one dim down, once not the splits themselves
-  std::span<const Index> bounds;
-  Buffer<Index> lengths;
+  std::span<const Index> bounds;  // level l's rows under each row of dim `first`, for l > first
   for (std::size_t l = first; l < data.levels.size(); ++l) {
-    const auto& level = data.levels[l];
-    lengths.resize_for_overwrite(to_size(level.nrows));
-    for (std::int64_t r = 0; r < level.nrows; ++r)
-      lengths[to_size(r)] = static_cast<Index>(level.splits[r + 1] - level.splits[r]);
-    auto& s = reuse(out_splits, l, level.nrows + 1);  // room for every row; trimmed below
-    const auto kept = l == first ? kernel::compact(lengths.data(), mask, level.nrows, s.data() + 1)
-                                 : kernel::compact(lengths.data(), mask, bounds, s.data() + 1);
+    const auto* splits = data.levels[l].splits;
+    auto& s = reuse(out_splits, l, data.levels[l].nrows + 1);  // room for every row; trimmed below
     auto* sp = s.data();
+    const auto kept = l == first ? kernel::compact(splits + 1, mask, nrows, sp + 1)
+                                 : kernel::compact(splits + 1, mask, bounds, sp + 1);
     sp[0] = 0;
-    for (std::int64_t i = 1; i <= kept; ++i) sp[i] = static_cast<Index>(sp[i - 1] + sp[i]);
+    std::int64_t k = 0;
+    kernel::detail::for_each_run(mask, nrows, [&](std::int64_t b, std::int64_t e) {
+      const std::int64_t lo = l == first ? b : bounds[to_size(b)];
+      const std::int64_t hi = l == first ? e : bounds[to_size(e)];
+      const auto dropped = static_cast<Index>(splits[lo] - sp[k]);
+      for (auto i = k + 1; i <= k + hi - lo; ++i) sp[i] = static_cast<Index>(sp[i] - dropped);
+      k += hi - lo;
+    });
     s.reset_for_overwrite(Shape{kept + 1});
     if (l == first) {
-      bounds = std::span<const Index>(level.splits, to_size(nrows + 1));
+      bounds = std::span<const Index>(splits, to_size(nrows + 1));
     } else {
       composed.resize(to_size(nrows + 1));
-      for (std::size_t r = 0; r <= to_size(nrows); ++r) composed[r] = level.splits[bounds[r]];
+      for (std::size_t r = 0; r <= to_size(nrows); ++r) composed[r] = splits[bounds[r]];
       bounds = composed;
     }
   }

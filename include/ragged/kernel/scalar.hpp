@@ -3,6 +3,8 @@
 // against, and the path for non-x86 targets. Internal: use kernel/compact.hpp.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -81,19 +83,38 @@ std::int64_t compact_scalar(const std::byte* in, const bool* mask, std::int64_t 
 }
 
 /// Calls run(begin, end) for each maximal run of true entries in mask[0, n),
-/// in order. Runs of eight are found a word at a time.
+/// in order. Runs are found from 64-entry bit words with trailing-zero
+/// counts: one branch per run, not per entry (random masks have short runs).
 template <class Run>
 void for_each_run(const bool* mask, std::int64_t n, Run&& run) {
-  std::int64_t i = 0;
-  while (i < n) {
-    while (i + 8 <= n && load_word(mask + i) == 0) i += 8;
-    while (i < n && !mask[i]) ++i;
-    if (i == n) break;
-    const auto begin = i;
-    while (i + 8 <= n && load_word(mask + i) == all_true_word) i += 8;
-    while (i < n && mask[i]) ++i;
-    run(begin, i);
+  std::int64_t open = -1;  // the start of a run that reached the end of the previous word
+  for (std::int64_t base = 0; base < n; base += 64) {
+    const auto len = static_cast<int>(std::min<std::int64_t>(64, n - base));
+    std::uint64_t bits;
+    if (len == 64) {
+      bits = mask_word(mask + base);
+    } else {
+      bool last[64] = {};
+      std::memcpy(last, mask + base, static_cast<std::size_t>(len));
+      bits = mask_word(last);
+    }
+    int pos = 0;
+    while (pos < len) {
+      if (open < 0) {
+        const auto rest = bits >> pos;
+        if (rest == 0) break;
+        pos += std::countr_zero(rest);
+        open = base + pos;
+      }
+      const auto zeros = ~bits >> pos;
+      if (zeros == 0) break;  // the run goes on into the next word
+      pos += std::countr_zero(zeros);
+      if (pos > len) pos = len;
+      run(open, base + pos);
+      open = -1;
+    }
   }
+  if (open >= 0) run(open, n);
 }
 
 }  // namespace ragged::inline v0_1::kernel::detail
