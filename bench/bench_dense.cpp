@@ -9,6 +9,22 @@
 
 namespace {
 
+// tf.boolean_mask(values, mask, 0) into a reused result, random values and mask of density 0.5.
+template <class T>
+void dense_masked_reused(benchmark::State& state, ragged::Shape shape, ragged::Shape mask_shape) {
+  const auto n = shape.num_elements();
+  const auto values = bench::make_values<T>(std::move(shape));
+  const auto mask =
+      bench::make_mask(mask_shape.num_elements(), 500).reshaped(std::move(mask_shape));
+  ragged::Tensor<T> out;
+  ragged::boolean_mask(values, mask, 0, out);  // untimed: allocates `out`
+  for (auto _ : state) {
+    ragged::boolean_mask(values, mask, 0, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  bench::set_counters(state, n, n * static_cast<std::int64_t>(sizeof(T)));
+}
+
 // 1-D int32, a fresh result per call (as NumPy's a[mask] or Polars' filter).
 void dense_fresh(benchmark::State& state) {
   const auto n = state.range(0);
@@ -24,15 +40,7 @@ void dense_fresh(benchmark::State& state) {
 // The same into a reused result: no allocation in the loop.
 void dense_reused(benchmark::State& state) {
   const auto n = state.range(0);
-  const auto values = bench::make_values<std::int32_t>(ragged::Shape{n});
-  const auto mask = bench::make_mask(n, static_cast<int>(state.range(1)));
-  ragged::Tensor<std::int32_t> out;
-  ragged::boolean_mask(values, mask, 0, out);  // untimed: allocates `out`
-  for (auto _ : state) {
-    ragged::boolean_mask(values, mask, 0, out);
-    benchmark::DoNotOptimize(out.data());
-  }
-  bench::set_counters(state, n, n * 4);
+  dense_masked_reused<std::int32_t>(state, ragged::Shape{n}, ragged::Shape{n});
 }
 
 void dense_reused_parallel(benchmark::State& state) {
@@ -52,29 +60,13 @@ void dense_reused_parallel(benchmark::State& state) {
 // [4096, 4096] int32 with a 2-D mask, flattened.
 void dense_2d_mask(benchmark::State& state) {
   const auto rows = state.range(0);
-  const auto values = bench::make_values<std::int32_t>(ragged::Shape{rows, rows});
-  const auto mask = bench::make_mask(rows * rows, 500).reshaped(ragged::Shape{rows, rows});
-  ragged::Tensor<std::int32_t> out;
-  ragged::boolean_mask(values, mask, 0, out);  // untimed: allocates `out`
-  for (auto _ : state) {
-    ragged::boolean_mask(values, mask, 0, out);
-    benchmark::DoNotOptimize(out.data());
-  }
-  bench::set_counters(state, rows * rows, rows * rows * 4);
+  dense_masked_reused<std::int32_t>(state, ragged::Shape{rows, rows}, ragged::Shape{rows, rows});
 }
 
 // [2^20, 64] float, a 1-D mask on axis 0: row selection.
 void dense_rows(benchmark::State& state) {
   const auto rows = state.range(0), inner = state.range(1);
-  const auto values = bench::make_values<float>(ragged::Shape{rows, inner});
-  const auto mask = bench::make_mask(rows, 500);
-  ragged::Tensor<float> out;
-  ragged::boolean_mask(values, mask, 0, out);  // untimed: allocates `out`
-  for (auto _ : state) {
-    ragged::boolean_mask(values, mask, 0, out);
-    benchmark::DoNotOptimize(out.data());
-  }
-  bench::set_counters(state, rows * inner, rows * inner * 4);
+  dense_masked_reused<float>(state, ragged::Shape{rows, inner}, ragged::Shape{rows});
 }
 
 // std::string: a fresh result against std::copy_if into a reserved vector.
