@@ -1,6 +1,7 @@
 #include <ragged/kernel/compact.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -21,6 +22,20 @@ std::vector<T> expected_rows(const std::vector<T>& in, const std::vector<char>& 
   return out;
 }
 }  // namespace
+
+TEST_CASE("RAGGED_FORCE_ISA caps the instruction set chosen at start-up") {
+  // ctest runs this binary once more with RAGGED_FORCE_ISA=scalar (test_compact_forced_scalar).
+  const char* forced = std::getenv("RAGGED_FORCE_ISA");
+  if (forced && std::string(forced) == "scalar") {
+    CHECK(ragged::kernel::active_isa() == ragged::kernel::Isa::scalar);
+  } else {
+    // Unforced: the best level the CPU supports.
+    const auto isa = ragged::kernel::active_isa();
+    CHECK(ragged::kernel::supports(isa));
+    if (ragged::kernel::supports(ragged::kernel::Isa::avx512))
+      CHECK(isa == ragged::kernel::Isa::avx512);
+  }
+}
 
 TEMPLATE_TEST_CASE("compact keeps the masked elements and rows and writes nothing past them", "",
                    std::int8_t, std::int16_t, std::int32_t, std::int64_t, float, double) {
