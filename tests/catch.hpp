@@ -14,6 +14,8 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 namespace ragged_test {
 
@@ -22,6 +24,22 @@ namespace ragged_test {
 inline std::string numbered(std::string prefix, std::size_t i) {
   prefix += std::to_string(i);
   return prefix;
+}
+
+/// `n` distinct-ish values of T for typed tests: "value number i" strings,
+/// every third bool true, numbers i + 1.
+template <class T>
+std::vector<T> sample_values(std::size_t n) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, std::string>)
+      v[i] = numbered("value number ", i);
+    else if constexpr (std::is_same_v<T, bool>)
+      v[i] = i % 3 == 0;
+    else
+      v[i] = static_cast<T>(i + 1);
+  }
+  return v;
 }
 
 /// Checks that `f()` throws exactly an E (or a subclass) whose message holds every one of `words`.

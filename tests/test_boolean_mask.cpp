@@ -263,15 +263,7 @@ TEST_CASE("writing into a reused result keeps its buffers") {
 
 TEMPLATE_TEST_CASE("boolean_mask for every value type", "", std::int8_t, std::int32_t, std::int64_t,
                    float, double, bool, std::string) {
-  std::vector<TestType> v(6);
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if constexpr (std::is_same_v<TestType, std::string>)
-      v[i] = ragged_test::numbered("value number ", i);
-    else if constexpr (std::is_same_v<TestType, bool>)
-      v[i] = i % 2 == 0;
-    else
-      v[i] = static_cast<TestType>(i);
-  }
+  const auto v = ragged_test::sample_values<TestType>(6);
   const Tensor<TestType> flat(ragged::Shape{6}, v);
   const auto rt = RaggedTensor<TestType>::from_row_lengths(flat, {3, 0, 1, 2});
   const auto out = ragged::boolean_mask(rt, ragged::constant<bool>({{T, F, T}, {}, {F}, {T, T}}));

@@ -7,33 +7,32 @@
 #include "differential.hpp"
 
 namespace {
-constexpr int densities[] = {0, 50, 100, 10, 90};
-}
 
-TEMPLATE_TEST_CASE("tf.ragged.boolean_mask agrees with the reference on random cases", "",
-                   std::int32_t, std::string) {
-  reference::Choices c(20261130);
+constexpr int densities[] = {0, 50, 100, 10, 90};
+
+// Runs `count` random cases from `seed`, reporting at most five failures.
+template <class Case>
+void run_cases(std::uint64_t seed, int count, Case one_case) {
+  reference::Choices c(seed);
   int failures = 0;
-  for (int i = 0; i < 3000 && failures < 5; ++i) {
-    const auto failure = reference::ragged_case<TestType>(c, densities[i % 5]);
+  for (int i = 0; i < count && failures < 5; ++i) {
+    const auto failure = one_case(c, densities[i % 5]);
     if (!failure.empty()) {
       ++failures;
       FAIL_CHECK(failure);
     }
   }
   CHECK(failures == 0);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("tf.ragged.boolean_mask agrees with the reference on random cases", "",
+                   std::int32_t, std::string) {
+  run_cases(20261130, 3000, reference::ragged_case<TestType>);
 }
 
 TEMPLATE_TEST_CASE("tf.boolean_mask agrees with the reference on random cases", "", std::int32_t,
                    std::string) {
-  reference::Choices c(4242);
-  int failures = 0;
-  for (int i = 0; i < 2000 && failures < 5; ++i) {
-    const auto failure = reference::dense_case<TestType>(c, densities[i % 5]);
-    if (!failure.empty()) {
-      ++failures;
-      FAIL_CHECK(failure);
-    }
-  }
-  CHECK(failures == 0);
+  run_cases(4242, 2000, reference::dense_case<TestType>);
 }

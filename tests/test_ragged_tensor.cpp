@@ -244,15 +244,7 @@ TEST_CASE("to_tensor and from_tensor round trip") {
 
 TEMPLATE_TEST_CASE("round trips for every value type", "", std::int8_t, std::int32_t, std::int64_t,
                    float, double, bool, std::string) {
-  std::vector<TestType> v(7);
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if constexpr (std::is_same_v<TestType, std::string>)
-      v[i] = ragged_test::numbered("s", i);
-    else if constexpr (std::is_same_v<TestType, bool>)
-      v[i] = i % 3 == 0;
-    else
-      v[i] = static_cast<TestType>(i) + static_cast<TestType>(1);
-  }
+  const auto v = ragged_test::sample_values<TestType>(7);
   const Tensor<TestType> flat(Shape{7}, v);
   const auto rt = RaggedTensor<TestType>::from_row_lengths(flat, {2, 0, 4, 1});
   CHECK(RaggedTensor<TestType>::from_row_lengths(flat, rt.row_lengths()) == rt);
