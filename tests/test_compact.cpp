@@ -106,9 +106,15 @@ struct RestoreIsa {
   ~RestoreIsa() { ragged::kernel::force_isa(saved); }
 };
 
+// Mask bytes for `density` percent true; -1: clustered runs; -2: raw bytes as
+// they arrive from NumPy or Arrow byte masks, about half zero and the others
+// any of 1, 2, 0x7f, 0x80, 0xff (all of which mean true).
 std::vector<char> random_mask(std::mt19937_64& rng, std::int64_t n, int density) {
   std::vector<char> m(static_cast<std::size_t>(n));
-  if (density < 0) {  // clustered: runs of 1..80 of one value
+  if (density == -2) {
+    constexpr unsigned char truthy[] = {1, 2, 0x7f, 0x80, 0xff};
+    for (auto& b : m) b = static_cast<char>(rng() & 1 ? truthy[rng() % 5] : 0);
+  } else if (density < 0) {  // clustered: runs of 1..80 of one value
     std::size_t i = 0;
     bool v = rng() & 1;
     while (i < m.size()) {
@@ -136,8 +142,9 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
           in.begin() + static_cast<std::ptrdiff_t>(in_off + static_cast<std::size_t>(r) * row),
           in.begin() + static_cast<std::ptrdiff_t>(in_off + static_cast<std::size_t>(r + 1) * row));
   std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
+  // The mask's bytes as given (raw byte masks too): the kernel reads nonzero as true.
   auto mask = std::make_unique<bool[]>(m.size() + 1);
-  for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
+  if (!m.empty()) std::memcpy(mask.get(), m.data(), m.size());
   std::int64_t kept = 0;
   const auto* src = in.data() + in_off;
   auto* dst = out.data() + out_off;
@@ -160,6 +167,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
       break;
   }
   bool ok = kept * static_cast<std::int64_t>(row) == static_cast<std::int64_t>(want.size()) &&
+            kept == ragged::kernel::count(mask.get(), n) &&
             std::equal(want.begin(), want.end(), dst);
   for (std::size_t i = out_off + want.size(); i < out.size(); ++i) ok = ok && out[i] == 0xAB;
   for (std::size_t i = 0; i < out_off; ++i) ok = ok && out[i] == 0xAB;
@@ -189,7 +197,7 @@ TEST_CASE(
     std::int64_t failures = 0;
     for (std::size_t w : {1u, 2u, 4u, 8u}) {
       for (std::int64_t n = 0; n <= 300 && failures < 5; ++n)
-        for (int density : {0, 50, 100, 3, -1}) {
+        for (int density : {0, 50, 100, 3, -1, -2}) {
           const auto m = random_mask(rng, n, density);
           failures += !check_one(w, n, 1, static_cast<std::size_t>(n) % 64,
                                  static_cast<std::size_t>(n * 7 + density) % 64, m);
@@ -199,13 +207,13 @@ TEST_CASE(
         failures += !check_one(w, 200, 1, off, 63 - off, m);
       }
       for (std::int64_t n : {4096, 100003}) {
-        for (int density : {1, 50, 99, -1})
+        for (int density : {1, 50, 99, -1, -2})
           failures += !check_one(w, n, 1, 3, 5, random_mask(rng, n, density));
       }
     }
     for (std::int64_t inner = 1; inner <= 17; ++inner)
       for (std::int64_t n : {0, 1, 63, 64, 65, 130, 1000})
-        for (int density : {0, 50, 100, -1})
+        for (int density : {0, 50, 100, -1, -2})
           for (std::size_t w : {1u, 4u, 8u})
             failures += !check_one(w, n, inner, 1, 2, random_mask(rng, n, density));
     CHECK(failures == 0);
@@ -218,35 +226,79 @@ TEST_CASE("count agrees at every level") {
   for (const auto& [isa, name] : all_isas) {
     if (!ragged::kernel::force_isa(isa)) continue;
     INFO("isa " << name);
-    for (std::int64_t n : {0, 1, 63, 64, 65, 127, 1000, 4097}) {
-      const auto m = random_mask(rng, n, 50);
-      auto mask = std::make_unique<bool[]>(m.size() + 1);
-      std::int64_t want = 0;
-      for (std::size_t i = 0; i < m.size(); ++i) want += (mask[i] = m[i] != 0);
-      CHECK(ragged::kernel::count(mask.get(), n) == want);
-    }
+    for (std::int64_t n : {0, 1, 7, 8, 9, 63, 64, 65, 127, 1000, 4097})
+      for (int density : {50, -2}) {
+        const auto m = random_mask(rng, n, density);
+        auto mask = std::make_unique<bool[]>(m.size() + 1);
+        if (!m.empty()) std::memcpy(mask.get(), m.data(), m.size());
+        std::int64_t want = 0;
+        for (const char b : m) want += b != 0;
+        INFO("n " << n << ", density " << density);
+        CHECK(ragged::kernel::count(mask.get(), n) == want);
+      }
   }
 }
 
-TEST_CASE("the parallel kernel equals the serial one") {
+TEST_CASE("the parallel kernel equals the serial one on sizes that do split") {
+  // Threads start from 2^16 entries per chunk: every size here takes the
+  // parallel path for 2 or more threads. The sizes walk n mod 64 and n mod 128
+  // around the chunk boundaries (n = 1 mod 128 once lost its last entries).
   std::mt19937_64 rng(5);
-  for (std::int64_t n : {std::int64_t{100}, std::int64_t{1} << 17, (std::int64_t{1} << 20) + 77}) {
-    for (int density : {0, 50, 100, -1}) {
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t base : {std::int64_t{1} << 17, (std::int64_t{3} << 17) + 64})
+    for (std::int64_t r : {0, 1, 2, 63, 64, 65, 127, 128, 129, 191}) sizes.push_back(base + r);
+  std::int64_t failures = 0;
+  for (const auto n : sizes) {
+    for (int density : {100, 50, -1}) {
       const auto m = random_mask(rng, n, density);
       auto mask = std::make_unique<bool[]>(m.size() + 1);
       for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
-      std::vector<std::int32_t> in(static_cast<std::size_t>(n) * 3);
+      std::vector<std::int32_t> in(static_cast<std::size_t>(n) * 2);
       for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
-      for (std::int64_t inner : {1, 3}) {
-        std::vector<std::int32_t> serial(in.size() + 1, -1), parallel(in.size() + 1, -1);
+      const auto want = ragged::kernel::count(mask.get(), n);
+      for (std::int64_t inner : {1, 2}) {
+        std::vector<std::int32_t> serial(in.size() + 1, -1);
         const auto a = ragged::kernel::compact(in.data(), mask.get(), n, serial.data(), inner);
-        const auto b = ragged::kernel::compact(in.data(), mask.get(), n, parallel.data(), inner,
-                                               ragged::kernel::Parallel{4});
-        CHECK(a == b);
-        CHECK(serial == parallel);
+        for (int threads : {2, 3, 4}) {
+          std::vector<std::int32_t> parallel(in.size() + 1, -1);
+          const auto b = ragged::kernel::compact(in.data(), mask.get(), n, parallel.data(), inner,
+                                                 ragged::kernel::Parallel{threads});
+          if (a != want || b != want || serial != parallel) {
+            ++failures;
+            FAIL_CHECK("n " << n << " (mod 128: " << n % 128 << "), density " << density
+                            << ", inner " << inner << ", threads " << threads << ": serial kept "
+                            << a << ", parallel " << b << ", mask has " << want);
+          }
+        }
       }
     }
   }
+  CHECK(failures == 0);
+}
+
+TEST_CASE("compact of nothing does no size arithmetic") {
+  // An empty tensor may have an inner size no buffer could hold.
+  const std::int32_t* none = nullptr;
+  std::int32_t out = -1;
+  CHECK(ragged::kernel::compact(none, nullptr, 0, &out, std::int64_t{1} << 62) == 0);
+  std::int64_t kept_before[2] = {-1, -1};
+  const std::int64_t at[2] = {0, 0};
+  CHECK(ragged::kernel::compact(none, nullptr, 0, &out, std::int64_t{1} << 62,
+                                ragged::kernel::Boundaries<std::int64_t>{at, 0, 2},
+                                kept_before) == 0);
+  CHECK(kept_before[0] == 0);
+  CHECK(kept_before[1] == 0);
+  CHECK(out == -1);
+}
+
+TEST_CASE("RAGGED_FORCE_ISA accepts exactly scalar, avx2 and avx512") {
+  using ragged::kernel::Isa;
+  CHECK(ragged::kernel::detail::isa_named("scalar") == Isa::scalar);
+  CHECK(ragged::kernel::detail::isa_named("avx2") == Isa::avx2);
+  CHECK(ragged::kernel::detail::isa_named("avx512") == Isa::avx512);
+  CHECK_FALSE(ragged::kernel::detail::isa_named("AVX2").has_value());
+  CHECK_FALSE(ragged::kernel::detail::isa_named("sse").has_value());
+  CHECK_FALSE(ragged::kernel::detail::isa_named("").has_value());
 }
 
 TEST_CASE("compact reports the kept count at row boundaries, in the same pass") {

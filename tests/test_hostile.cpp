@@ -220,3 +220,246 @@ TEST_CASE("when a copy throws, the inputs are unchanged and the output is left e
   copies_left = 1 << 30;
   CHECK(ragged::boolean_mask(data, mask).flat_values().size() == 100);
 }
+
+TEST_CASE("copy assignment has the strong guarantee") {
+  std::vector<Fragile> v;
+  for (int i = 0; i < 50; ++i) v.emplace_back(std::string(30, static_cast<char>('a' + i % 26)));
+  const Tensor<Fragile> big(Shape{50}, v);
+  const auto big_ragged = RaggedTensor<Fragile>::from_uniform_row_length(big, 5);
+  for (int budget : {0, 1, 25, 49}) {
+    INFO("copies allowed: " << budget);
+    Tensor<Fragile> target(Shape{2}, {Fragile("x"), Fragile("y")});
+    const auto before = target;
+    copies_left = budget;
+    CHECK_THROWS_AS(target = big, std::runtime_error);
+    copies_left = 1 << 30;
+    CHECK(target == before);  // the old shape with the old values, not the new shape
+    CHECK(target.shape() == Shape{2});
+    auto rtarget = RaggedTensor<Fragile>::from_row_splits(before, {0, 1, 2});
+    const auto rbefore = rtarget;
+    copies_left = budget;
+    CHECK_THROWS_AS(rtarget = big_ragged, std::runtime_error);
+    copies_left = 1 << 30;
+    CHECK(rtarget == rbefore);
+    CHECK(rtarget.nrows() == 2);
+  }
+}
+
+TEST_CASE("an output that is also an input: boolean_mask(x, m, x) and friends") {
+  // Every `out` overload computes into a temporary when `out` shares memory
+  // with an input, so the result equals the one into a fresh output.
+  SECTION("ragged data as out, int and string") {
+    auto x = ragged::constant<int>({{1, 2, 3}, {4}, {5, 6}});
+    const auto m = ragged::constant<bool>({{T, F, T}, {F}, {T, T}});
+    ragged::boolean_mask(x, m, x);
+    CHECK(ragged::to_string(x) == "[[1, 3], [], [5, 6]]");
+    auto s = ragged::constant<std::string>({{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "b"}, {"c"}});
+    ragged::boolean_mask(s, ragged::constant<bool>({{F, T}, {T}}), s);
+    CHECK(ragged::to_string(s) == "[[\"b\"], [\"c\"]]");
+    auto rows = ragged::constant<std::string>({{"a", "b"}, {}, {"c"}});
+    ragged::boolean_mask(rows, ragged::tensor<bool>({F, T, T}), rows);
+    CHECK(ragged::to_string(rows) == "[[], [\"c\"]]");
+  }
+  SECTION("the mask as out") {
+    auto m = ragged::constant<bool>({{T, F, T}, {F}, {T, T}});
+    ragged::boolean_mask(m, m, m);
+    CHECK(ragged::to_string(m) == "[[True, True], [], [True, True]]");
+    auto dm = ragged::tensor<bool>({{T, F}, {T, T}});
+    Tensor<bool> flat_out;
+    ragged::boolean_mask(dm, dm, 0, dm);
+    CHECK(ragged::to_string(dm) == "[True, True, True]");
+    (void)flat_out;
+  }
+  SECTION("dense data as out, with and without threads") {
+    auto t = ragged::tensor<int>({{1, 2}, {3, 4}, {5, 6}});
+    ragged::boolean_mask(t, ragged::tensor<bool>({T, F, T}), 0, t);
+    CHECK(ragged::to_string(t) == "[[1, 2], [5, 6]]");
+    const std::int64_t n = std::int64_t{1} << 18;
+    auto big = Tensor<std::int32_t>::for_overwrite(Shape{n});
+    auto mask = Tensor<bool>::for_overwrite(Shape{n});
+    for (std::int64_t i = 0; i < n; ++i) {
+      big.data()[i] = static_cast<std::int32_t>(i);
+      mask.data()[i] = i % 3 != 0;
+    }
+    const auto want = ragged::boolean_mask(big, mask, 0);
+    ragged::boolean_mask(big, mask, 0, big, ragged::kernel::Parallel{2});
+    CHECK(big == want);
+    auto strs = ragged::tensor<std::string>({"a long string that is not stored inline", "b"});
+    ragged::boolean_mask(strs, ragged::tensor<bool>({F, T}), 0, strs);
+    CHECK(ragged::to_string(strs) == "[\"b\"]");
+  }
+  SECTION("an unrelated out keeps its buffers") {
+    const auto data = ragged::tensor<int>({1, 2, 3, 4});
+    Tensor<int> out;
+    ragged::boolean_mask(data, ragged::tensor<bool>({T, T, T, T}), 0, out);
+    const int* first = out.data();
+    ragged::boolean_mask(data, ragged::tensor<bool>({T, F, T, F}), 0, out);
+    CHECK(out.data() == first);
+  }
+}
+
+TEST_CASE("int32 results that would wrap are rejected") {
+  // A mask with more ragged dims than the data: the result's inner splits
+  // count the data's uniform rows. With data of shape (1, None, 4) in int32
+  // splits and 2^29 + 1 rows, those splits would pass INT32_MAX. The inputs
+  // such a case needs are gigabytes, so the operation's core is driven with
+  // views of that shape over no memory: the check comes before any read.
+  using ragged::detail::Level;
+  const std::int32_t rows = (1 << 29) + 1;
+  const std::int32_t outer[] = {0, rows};
+  ragged::detail::View<std::uint8_t, std::int32_t> data;
+  data.levels = {Level<std::int32_t>{1, 0, outer}, Level<std::int32_t>{rows, 4, nullptr}};
+  data.flat_shape = Shape{std::int64_t{rows} * 4};
+  data.shape = {1, std::nullopt, 4};
+  ragged::detail::View<bool, std::int32_t> mask;
+  mask.levels = data.levels;
+  mask.flat_shape = data.flat_shape;
+  mask.shape = data.shape;
+  RaggedTensor<std::uint8_t, std::int32_t> out;
+  check_throws<ragged::shape_error>([&] { ragged::detail::ragged_mask(data, mask, 3, out); },
+                                    {"the result's row splits would reach 2147483652",
+                                     "does not fit in int32 row splits; use int64"});
+  CHECK(out.nrows() == 0);
+  // One row fewer fits, and the same shape at a small size runs end to end.
+  const auto small = RaggedTensor<std::uint8_t, std::int32_t>::from_row_splits(
+      Tensor<std::uint8_t>::filled(Shape{3, 4}, 1), {0, 3});
+  const auto small_mask = RaggedTensor<bool, std::int32_t>::from_row_splits(
+      RaggedTensor<bool, std::int32_t>::from_uniform_row_length(
+          Tensor<bool>::filled(Shape{12}, true), 4),
+      {0, 3});
+  const auto r = ragged::boolean_mask(small, small_mask);
+  CHECK(r.ragged_rank() == 2);
+  CHECK(r.nested_row_splits()[1].values().back() == 12);
+}
+
+TEST_CASE("size arithmetic never overflows: huge dims, huge axes, huge nrows") {
+  constexpr auto max64 = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t big = std::int64_t{1} << 62;
+  SECTION("an axis near INT64_MAX is out of range, with a readable message") {
+    const auto t = ragged::tensor<int>({{1, 2}, {3, 4}});
+    check_throws<ragged::shape_error>(
+        [&] {
+          (void)ragged::boolean_mask(t, ragged::tensor<bool>({T, F}), max64);
+        },
+        {"axis 9223372036854775807 is out of range", "(2, 2)", "(2)"});
+    check_throws<ragged::shape_error>(
+        [&] {
+          (void)ragged::boolean_mask(t, ragged::tensor<bool>({T, F}),
+                                     std::numeric_limits<std::int64_t>::min());
+        },
+        {"is out of range"});
+  }
+  SECTION("zero-size tensors with huge dims give the right empty result") {
+    const auto empty = Tensor<int>::for_overwrite(Shape{0, big, big});
+    const auto out = ragged::boolean_mask(empty, Tensor<bool>::for_overwrite(Shape{0}), 0);
+    CHECK(out.shape() == Shape{0, big, big});
+    const auto out2 = ragged::boolean_mask(empty, Tensor<bool>::for_overwrite(Shape{0, big}), 0);
+    CHECK(out2.shape() == Shape{0, big});
+    const auto kept = ragged::boolean_mask(empty, Tensor<bool>::for_overwrite(Shape{0}));
+    CHECK(kept.flat_values().shape() == Shape{0, big, big});
+    const auto rows = ragged::boolean_mask(empty, Tensor<bool>::for_overwrite(Shape{0, big}));
+    CHECK(ragged::to_string(rows) == "[]");
+    CHECK(ragged::to_string(empty) == "[]");
+    const auto rt = RaggedTensor<int>::from_tensor(empty);
+    CHECK(rt.nrows() == 0);
+    CHECK(ragged::to_string(rt) == "[]");
+    CHECK(ragged::to_string(RaggedTensor<int>::from_tensor(empty, std::nullopt, std::nullopt, 2)) ==
+          "[]");
+    // Leading dims whose rows cannot be counted are an error, not a wrapped count.
+    const auto wide = Tensor<int>::for_overwrite(Shape{big, big, 0});
+    check_throws<ragged::shape_error>(
+        [&] {
+          (void)ragged::boolean_mask(wide, Tensor<bool>::for_overwrite(Shape{big, big, 0}));
+        },
+        {"does not fit in int64"});
+  }
+  SECTION("from_value_rowids and from_uniform_row_length with nrows at INT64_MAX") {
+    const auto none = Tensor<int>::for_overwrite(Shape{0});
+    check_throws<ragged::shape_error>(
+        [&] { (void)RaggedTensor<int>::from_value_rowids(none, {}, max64); },
+        {"nrows = 9223372036854775807", "does not fit in int64"});
+    const auto one = Tensor<int>(Shape{1}, {7});
+    check_throws<ragged::shape_error>(
+        [&] { (void)RaggedTensor<int>::from_value_rowids(one, {max64}); },
+        {"value_rowids[0] = 9223372036854775807", "does not fit in int64"});
+    check_throws<ragged::shape_error>(
+        [&] { (void)RaggedTensor<int>::from_uniform_row_length(none, 0, max64); },
+        {"nrows = 9223372036854775807", "does not fit in int64"});
+  }
+  SECTION("Shape's partial products") {
+    const Shape s{0, big, big};
+    CHECK(s.num_elements() == 0);
+    CHECK(s.num_elements(0, 2) == 0);
+    CHECK(s.num_elements(1, 2) == big);
+    CHECK(s.num_elements(1, 3) == 0);  // does not fit; nothing is addressed with it
+    CHECK_THROWS_AS(s.num_elements(2, 4), std::out_of_range);
+    CHECK_THROWS_AS(s.slice(-1, 2), std::out_of_range);
+  }
+}
+
+TEST_CASE("accessors check their index") {
+  const Shape s{2, 3};
+  CHECK(s[1] == 3);
+  check_throws<std::out_of_range>([&] { (void)s[2]; }, {"dimension 2 is out of range", "(2, 3)"});
+  check_throws<std::out_of_range>([&] { (void)s[-1]; }, {"dimension -1 is out of range"});
+  const auto t = Tensor<int>::filled(Shape{2, 3}, 0);
+  CHECK_THROWS_AS(t.dim(5), std::out_of_range);
+  CHECK_THROWS_AS(Tensor<int>().dim(1), std::out_of_range);
+}
+
+TEST_CASE("validate = false: the splits are checked before anything indexes through them") {
+  const auto values = Tensor<int>(Shape{4}, {1, 2, 3, 4});
+  // Ends at the right count (the O(1) check passes) but goes up and down.
+  const auto bad = RaggedTensor<int>::from_row_splits(values, {0, 9, 1, 4}, false);
+  CHECK_FALSE(bad.is_validated());
+  const char* words = "row_splits[2] = 1 is less than row_splits[1] = 9";
+  check_throws<ragged::shape_error>([&] { (void)ragged::to_string(bad); }, {words});
+  check_throws<ragged::shape_error>([&] { (void)bad[0]; }, {words});
+  check_throws<ragged::shape_error>([&] { (void)bad.to_tensor(); }, {words});
+  check_throws<ragged::shape_error>([&] { (void)bad.value_rowids(); }, {words});
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)ragged::boolean_mask(bad, ragged::tensor<bool>({T, F, T}));
+      },
+      {words});
+  const auto bad_mask = RaggedTensor<bool>::from_row_splits(Tensor<bool>::filled(Shape{4}, true),
+                                                            {0, 9, 1, 4}, false);
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)ragged::boolean_mask(RaggedTensor<int>::from_row_splits(values, {0, 1, 2, 4}),
+                                   bad_mask);
+      },
+      {words});
+  // Valid splits given with validate = false work as usual.
+  const auto good = RaggedTensor<int>::from_row_splits(values, {0, 1, 1, 4}, false);
+  CHECK(ragged::to_string(good) == "[[1], [], [2, 3, 4]]");
+  CHECK(ragged::to_string(good[2]) == "[2, 3, 4]");
+}
+
+TEST_CASE("factory messages name the argument the caller passed") {
+  const auto values = Tensor<int>(Shape{3}, {1, 2, 3});
+  check_throws<ragged::shape_error>([&] { (void)RaggedTensor<int>::from_row_limits(values, {}); },
+                                    {"row_limits is empty but there are 3 values"});
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)RaggedTensor<int>::from_nested_row_splits(Tensor<int>::for_overwrite(Shape{0}),
+                                                        {{0}, {}});
+      },
+      {"nested_row_splits[1] must not be empty"});
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)RaggedTensor<int>::from_value_rowids(values, {0, 2, 1});
+      },
+      {"value_rowids[2] = 1 is less than value_rowids[1] = 2", "sorted"});
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)RaggedTensor<int>::from_value_rowids(values, {-1, 0, 0});
+      },
+      {"value_rowids[0] = -1 is negative"});
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)RaggedTensor<int>::from_tensor(ragged::tensor<int>({{1, 2}}),
+                                             std::vector<std::int64_t>{1}, std::nullopt, 0);
+      },
+      {"lengths needs ragged_rank >= 1", "ragged_rank is 0"});
+}

@@ -2,13 +2,16 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "error.hpp"
 #include "kernel/compact.hpp"
 #include "ragged_tensor.hpp"
@@ -54,7 +57,9 @@ void add_uniform_levels(View<T, Index>& v, const Shape& flat, std::int64_t nleve
   std::size_t d = 1;
   while (static_cast<std::int64_t>(v.levels.size()) < nlevels) {
     v.levels.push_back(Level<Index>{rows, dims[d], nullptr});
-    rows *= dims[d++];
+    // Only an empty tensor can get here with a product past int64: (2^62, 2^62, 0).
+    rows = checked_mul(rows, dims[d++], "the number of rows in the leading dims of shape ",
+                       to_string(flat));
   }
   std::vector<std::int64_t> rest{rows};
   rest.insert(rest.end(), dims.begin() + static_cast<std::ptrdiff_t>(d), dims.end());
@@ -72,6 +77,7 @@ View<T, Index> view_of(const Tensor<T>& t, std::int64_t nlevels) {
 
 template <class T, class Index>
 View<T, Index> view_of(const RaggedTensor<T, Index>& rt, std::int64_t nlevels) {
+  rt.validate();  // a tensor built with validate = false is checked before it is indexed
   View<T, Index> v;
   v.values = rt.flat_values().data();
   v.shape = rt.shape();
@@ -89,14 +95,6 @@ std::int64_t rank_of(const Tensor<T>& t) {
 template <class T, class I>
 std::int64_t rank_of(const RaggedTensor<T, I>& t) {
   return t.rank();
-}
-template <class T>
-std::int64_t ragged_rank_of(const Tensor<T>&) {
-  return 0;
-}
-template <class T, class I>
-std::int64_t ragged_rank_of(const RaggedTensor<T, I>& t) {
-  return t.ragged_rank();
 }
 
 template <class T, class I, class M, class J>
@@ -126,14 +124,6 @@ void check_conformance(const View<T, I>& data, const View<M, J>& mask, std::int6
                           " in the data (mask shape ", to_string(mask.shape), ", data shape ",
                           to_string(data.shape), ")");
   }
-}
-
-template <class Index>
-Tensor<Index> materialize(const Level<Index>& level) {
-  Buffer<Index> b(to_size(level.nrows + 1), for_overwrite);
-  for (std::int64_t r = 0; r <= level.nrows; ++r)
-    b[to_size(r)] = static_cast<Index>(level.bound(r));
-  return splits_tensor(std::move(b));
 }
 
 // Reuses `out`'s buffer when it has room.
@@ -199,6 +189,12 @@ template <class T, class I, class J>
 void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::int64_t k,
                       RaggedTensor<T, I>& out) {
   check_conformance(data, mask, k);
+  // Every split of the result counts rows of the level below it, at most as
+  // many as the data has there: checked once, up front, for the Index type (a
+  // mask with more ragged dims than the data can make int32 splits of
+  // uniform dims that would wrap).
+  for (std::size_t l = 0; l < data.levels.size(); ++l)
+    check_fits<I>(rows_at(data, l + 1), "the result's row splits would reach");
   auto& out_splits = ragged_parts::splits(out);
   auto& out_flat = ragged_parts::flat_values(out);
   const auto ndata_levels = data.levels.size();
@@ -256,10 +252,93 @@ void ragged_mask(const View<T, I>& data, const View<bool, J>& mask, std::int64_t
                  RaggedTensor<T, I>& out) {
   try {
     ragged_mask_into(data, mask, k, out);
+    ragged_parts::mark_validated(out);
   } catch (...) {
     out = RaggedTensor<T, I>();
     throw;
   }
+}
+
+// Whether two byte ranges share a byte (std::less: a total order on pointers).
+inline bool ranges_overlap(const void* a, std::size_t an, const void* b, std::size_t bn) noexcept {
+  const auto* p = static_cast<const std::byte*>(a);
+  const auto* q = static_cast<const std::byte*>(b);
+  const std::less<const std::byte*> before;
+  return an && bn && before(p, q + bn) && before(q, p + an);
+}
+
+template <class T, class F>
+void for_each_buffer(const Tensor<T>& t, F&& f) {
+  f(static_cast<const void*>(t.data()), to_size(t.size()) * sizeof(T));
+}
+template <class T, class I, class F>
+void for_each_buffer(const RaggedTensor<T, I>& t, F&& f) {
+  for_each_buffer(t.flat_values(), f);
+  for (const auto& s : t.nested_row_splits()) for_each_buffer(s, f);
+}
+
+// Whether any buffer of `a` overlaps any buffer of `b`.
+template <class A, class B>
+bool shares_memory(const A& a, const B& b) {
+  bool shared = false;
+  for_each_buffer(a, [&](const void* p, std::size_t n) {
+    for_each_buffer(
+        b, [&](const void* q, std::size_t m) { shared = shared || ranges_overlap(p, n, q, m); });
+  });
+  return shared;
+}
+
+// The one aliasing rule of every `out` overload: when `out` shares memory with
+// an input (boolean_mask(x, m, x), or out being the mask), the result is
+// computed into a fresh object and then moved into `out`, so that nothing is
+// overwritten or freed while the kernel still reads it. Otherwise `out`'s
+// buffers are reused.
+template <class Out, class Compute, class... Inputs>
+Out& into_unaliased(Out& out, Compute&& compute, const Inputs&... inputs) {
+  if ((shares_memory(out, inputs) || ...)) {
+    Out fresh;
+    compute(fresh);
+    out = std::move(fresh);
+  } else {
+    compute(out);
+  }
+  return out;
+}
+
+template <class X>
+struct tensor_traits;
+template <class T>
+struct tensor_traits<Tensor<T>> {
+  using value_type = T;
+  using index_type = std::int64_t;  // what a ragged result of dense data uses
+  static constexpr bool ragged = false;
+};
+template <class T, class I>
+struct tensor_traits<RaggedTensor<T, I>> {
+  using value_type = T;
+  using index_type = I;
+  static constexpr bool ragged = true;
+};
+
+template <class X>
+concept tensor_like = requires {
+  typename tensor_traits<X>::value_type;
+};
+
+template <class X>
+using value_of = typename tensor_traits<X>::value_type;
+
+// The result type of tf.ragged.boolean_mask on `Data`.
+template <class Data>
+using ragged_result = RaggedTensor<value_of<Data>, typename tensor_traits<Data>::index_type>;
+
+template <class Mask>
+inline constexpr bool bool_mask = std::is_same_v<value_of<Mask>, bool>;
+
+// The view of data or mask as `nlevels` levels, whatever its representation.
+template <class Index, class X>
+auto levels_of(const X& x, std::int64_t nlevels) {
+  return view_of<value_of<X>, Index>(x, nlevels);
 }
 
 template <class Data, class Mask>
@@ -272,84 +351,55 @@ void check_ranks(const Data& data, const Mask& mask) {
 
 }  // namespace detail
 
-/// The data types boolean_mask accepts as `data`: Tensor<T> or RaggedTensor<T, Index>.
-template <class X>
-concept MaskableTensor = requires(const X& x) {
-  detail::rank_of(x);
-};
-
 /// tf.ragged.boolean_mask(data, mask): keeps the entries of `data` where `mask`
 /// is true without flattening the mask's dims. `mask`'s shape must be a prefix
-/// of `data`'s; both may be dense or ragged. The result has rank(data) dims and
-/// ragged_rank max(data.ragged_rank, rank(mask) - 1) (0 for dense data and a
-/// 1-D mask: then it is its flat values). With a 1-D mask on ragged data, whole
-/// rows are kept, nested levels and all.
+/// of `data`'s; both may be dense (Tensor) or ragged (RaggedTensor). The result
+/// has rank(data) dims and ragged_rank max(data.ragged_rank, rank(mask) - 1)
+/// (0 for dense data and a 1-D mask: then it is its flat values). With a 1-D
+/// mask on ragged data, whole rows are kept, nested levels and all.
 ///
 /// Goes beyond TensorFlow in one place: a ragged mask with more ragged dims than
 /// the data is accepted where its row lengths agree with the data's uniform dims.
 /// Throws shape_error: "mask cannot be scalar", a mask of higher rank than the
-/// data, "mask shape (1, 3) is not a prefix of data shape (1, 2)", and "mask and
-/// data must have identical row splits: ...". The result is written into `out`
-/// whose buffers are reused (no allocation when they are large enough).
-template <class T, RowIndex I, RowIndex J>
-RaggedTensor<T, I>& boolean_mask(const RaggedTensor<T, I>& data, const RaggedTensor<bool, J>& mask,
-                                 RaggedTensor<T, I>& out) {
+/// data, "mask shape (1, 3) is not a prefix of data shape (1, 2)", "mask and
+/// data must have identical row splits: ...", and "... does not fit in int32
+/// row splits; use int64" when int32 splits cannot hold the result.
+///
+/// The result is written into `out`, whose buffers are reused (no allocation
+/// when they are large enough). `out` may be an input (the data or the mask):
+/// then the result is computed into a fresh tensor and moved into `out`.
+/// Exception guarantee: the inputs are never modified; should an element copy
+/// throw, `out` is left empty and valid.
+template <class Data, class Mask>
+requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_result<Data>
+&boolean_mask(const Data& data, const Mask& mask, detail::ragged_result<Data>& out) {
+  static_assert(
+      detail::bool_mask<Mask>,
+      "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean masks too)");
+  using I = typename detail::tensor_traits<Data>::index_type;
+  using J = typename detail::tensor_traits<Mask>::index_type;
   detail::check_ranks(data, mask);
   const auto k = mask.rank();
-  const auto levels = std::max(data.ragged_rank(), k - 1);
-  detail::ragged_mask(detail::view_of<T, I>(data, levels), detail::view_of<bool, J>(mask, k - 1), k,
-                      out);
-  return out;
-}
-template <class T, RowIndex I>
-RaggedTensor<T, I>& boolean_mask(const RaggedTensor<T, I>& data, const Tensor<bool>& mask,
-                                 RaggedTensor<T, I>& out) {
-  detail::check_ranks(data, mask);
-  const auto k = mask.rank();
-  const auto levels = std::max(data.ragged_rank(), k - 1);
-  detail::ragged_mask(detail::view_of<T, I>(data, levels),
-                      detail::view_of<bool, std::int64_t>(mask, k - 1), k, out);
-  return out;
-}
-template <class T, RowIndex J>
-RaggedTensor<T>& boolean_mask(const Tensor<T>& data, const RaggedTensor<bool, J>& mask,
-                              RaggedTensor<T>& out) {
-  detail::check_ranks(data, mask);
-  const auto k = mask.rank();
-  detail::ragged_mask(detail::view_of<T, std::int64_t>(data, k - 1),
-                      detail::view_of<bool, J>(mask, k - 1), k, out);
-  return out;
-}
-template <class T>
-RaggedTensor<T>& boolean_mask(const Tensor<T>& data, const Tensor<bool>& mask,
-                              RaggedTensor<T>& out) {
-  detail::check_ranks(data, mask);
-  const auto k = mask.rank();
-  detail::ragged_mask(detail::view_of<T, std::int64_t>(data, k - 1),
-                      detail::view_of<bool, std::int64_t>(mask, k - 1), k, out);
-  return out;
+  std::int64_t levels = k - 1;
+  if constexpr (detail::tensor_traits<Data>::ragged) levels = std::max(data.ragged_rank(), k - 1);
+  const auto compute = [&](detail::ragged_result<Data>& result) {
+    detail::ragged_mask(detail::levels_of<I>(data, levels), detail::levels_of<J>(mask, k - 1), k,
+                        result);
+  };
+  return detail::into_unaliased(out, compute, data, mask);
 }
 
 /// tf.ragged.boolean_mask(data, mask), returning a fresh RaggedTensor; see the
 /// overload with `out` for the full contract.
 template <class Data, class Mask>
-requires requires(const Data& d, const Mask& m) {
-  detail::rank_of(d), detail::rank_of(m);
-}
-auto boolean_mask(const Data& data, const Mask& mask) {
+requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_result<Data>
+boolean_mask(const Data& data, const Mask& mask) {
   static_assert(
-      std::is_same_v<typename Mask::value_type, bool>,
+      detail::bool_mask<Mask>,
       "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean masks too)");
-  using T = typename Data::value_type;
-  if constexpr (requires { typename Data::index_type; }) {
-    RaggedTensor<T, typename Data::index_type> out;
-    boolean_mask(data, mask, out);
-    return out;
-  } else {
-    RaggedTensor<T> out;
-    boolean_mask(data, mask, out);
-    return out;
-  }
+  detail::ragged_result<Data> out;
+  boolean_mask(data, mask, out);
+  return out;
 }
 
 /// tf.boolean_mask(tensor, mask, axis), NumPy's `tensor[mask]` for axis 0:
@@ -358,7 +408,10 @@ auto boolean_mask(const Data& data, const Mask& mask) {
 /// tensor.shape[:axis] + [count] + tensor.shape[axis + K:]. `axis` may be
 /// negative, counting from the end as in NumPy. Throws shape_error naming both
 /// shapes and the axis. Writes into `out`, reusing its buffer; `parallel`
-/// lets large inputs be split over threads (opt-in, same result).
+/// lets large inputs be split over threads (opt-in, same result). `out` may be
+/// the tensor or the mask itself: then the result is computed into a fresh
+/// tensor and moved into `out`. Exception guarantee: the inputs are never
+/// modified; should an element copy throw, `out` is left empty and valid.
 template <class T>
 Tensor<T>& boolean_mask(const Tensor<T>& tensor, const Tensor<bool>& mask, std::int64_t axis,
                         Tensor<T>& out, kernel::Parallel parallel = {}) {
@@ -366,44 +419,48 @@ Tensor<T>& boolean_mask(const Tensor<T>& tensor, const Tensor<bool>& mask, std::
   const auto n = tensor.rank();
   if (k == 0) detail::throw_shape_error("mask cannot be scalar");
   const auto a = axis < 0 ? axis + n : axis;
-  if (a < 0 || a + k > n)
+  // `a > n - k`, not `a + k > n`: an axis near INT64_MAX must not wrap past the check.
+  if (a < 0 || k > n || a > n - k)
     detail::throw_shape_error("axis ", axis, " is out of range for a mask of shape ",
                               to_string(mask.shape()), " on a tensor of shape ",
-                              to_string(tensor.shape()), ": need 0 <= axis + ", k, " <= ", n);
+                              to_string(tensor.shape()), ": need 0 <= axis and axis + ", k,
+                              " <= ", n);
   const auto& shape = tensor.shape();
   for (std::int64_t d = 0; d < k; ++d)
     if (shape[a + d] != mask.dim(d))
       detail::throw_shape_error("mask shape ", to_string(mask.shape()),
                                 " does not match tensor shape ", to_string(shape), " at axis ",
                                 axis, ": expected ", to_string(shape.slice(a, a + k)));
-  const auto outer = shape.num_elements(0, a);
-  const auto m = mask.size();
-  const auto inner = shape.num_elements(a + k, n);
-  std::vector<std::int64_t> dims(shape.begin(), shape.begin() + a);
-  dims.push_back(0);
-  dims.insert(dims.end(), shape.begin() + a + k, shape.end());
-  if (outer == 1 && detail::bytewise<T>) {
-    // One compaction: room for every row and no counting pass (pages that are
-    // never written are never touched), then the size it kept.
-    dims[detail::to_size(a)] = m;
-    out.reset_for_overwrite(Shape(dims));
-    dims[detail::to_size(a)] =
-        kernel::compact(tensor.data(), mask.data(), m, out.data(), inner, parallel);
-    out.reset_for_overwrite(Shape(std::move(dims)));
-    return out;
-  }
-  const auto kept = kernel::count(mask.data(), m);
-  dims[detail::to_size(a)] = kept;
-  out.reset_for_overwrite(Shape(std::move(dims)));
-  try {
-    for (std::int64_t o = 0; o < outer; ++o)
-      kernel::compact(tensor.data() + o * m * inner, mask.data(), m, out.data() + o * kept * inner,
-                      inner, parallel);
-  } catch (...) {
-    out = Tensor<T>();  // a copy of T threw: leave `out` empty, not half-built
-    throw;
-  }
-  return out;
+  const auto compute = [&](Tensor<T>& result) {
+    const auto outer = shape.num_elements(0, a);
+    const auto m = mask.size();
+    const auto inner = shape.num_elements(a + k, n);
+    std::vector<std::int64_t> dims(shape.begin(), shape.begin() + a);
+    dims.push_back(0);
+    dims.insert(dims.end(), shape.begin() + a + k, shape.end());
+    if (outer == 1 && detail::bytewise<T>) {
+      // One compaction: room for every row and no counting pass (pages that are
+      // never written are never touched), then the size it kept.
+      dims[detail::to_size(a)] = m;
+      result.reset_for_overwrite(Shape(dims));
+      dims[detail::to_size(a)] =
+          kernel::compact(tensor.data(), mask.data(), m, result.data(), inner, parallel);
+      result.reset_for_overwrite(Shape(std::move(dims)));
+      return;
+    }
+    const auto kept = kernel::count(mask.data(), m);
+    dims[detail::to_size(a)] = kept;
+    result.reset_for_overwrite(Shape(std::move(dims)));
+    try {
+      for (std::int64_t o = 0; o < outer; ++o)
+        kernel::compact(tensor.data() + o * m * inner, mask.data(), m,
+                        result.data() + o * kept * inner, inner, parallel);
+    } catch (...) {
+      result = Tensor<T>();  // a copy of T threw: leave the result empty, not half-built
+      throw;
+    }
+  };
+  return detail::into_unaliased(out, compute, tensor, mask);
 }
 
 /// tf.boolean_mask(tensor, mask, axis) returning a fresh tensor.

@@ -180,6 +180,7 @@ requires detail::printable<T> std::string to_string(const Tensor<T>& t) {
 /// by Python: `[[1, 3], [], [7]]`.
 template <class T, class Index>
 requires detail::printable<T> std::string to_string(const RaggedTensor<T, Index>& rt) {
+  rt.validate();  // splits given with validate = false are checked before they are followed
   std::string out;
   detail::append_ragged(out, rt, 0, 0, rt.nrows());
   return out;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "error.hpp"
 #include "kernel/compact.hpp"
 #include "shape.hpp"
@@ -56,7 +57,8 @@ template <class Index>
 template <class Index>
 void check_fits(std::int64_t value, const char* what) {
   if (value > std::numeric_limits<Index>::max())
-    throw_shape_error(what, " ", value, " does not fit in ", index_name<Index>(), " row splits");
+    throw_shape_error(what, " ", value, " does not fit in ", index_name<Index>(), " row splits",
+                      sizeof(Index) < 8 ? "; use int64" : "");
 }
 
 // The checks of TensorFlow's RaggedTensor validation for one level of splits.
@@ -82,7 +84,8 @@ template <class Index>
 // Splits [0, len, 2 len, ..., nrows len].
 template <class Index>
 [[nodiscard]] Tensor<Index> uniform_splits(std::int64_t nrows, std::int64_t len) {
-  Buffer<Index> b(to_size(nrows + 1), for_overwrite);
+  Buffer<Index> b(to_size(checked_add(nrows, 1, "the row splits of nrows = ", nrows)),
+                  for_overwrite);
   for (std::int64_t i = 0; i <= nrows; ++i) b[to_size(i)] = static_cast<Index>(i * len);
   return splits_tensor(std::move(b));
 }
@@ -132,6 +135,30 @@ class RaggedTensor {
     splits_.push_back(Tensor<Index>(Shape{1}, {Index{0}}));
   }
 
+  RaggedTensor(const RaggedTensor&) = default;
+  RaggedTensor(RaggedTensor&&) noexcept = default;
+  /// Copy assignment with the strong guarantee: should copying an element
+  /// throw, the target is left as it was (copy, then swap).
+  RaggedTensor& operator=(const RaggedTensor& other) {
+    if (this != &other) {
+      RaggedTensor copy(other);
+      swap(copy);
+    }
+    return *this;
+  }
+  RaggedTensor& operator=(RaggedTensor&& other) noexcept {
+    RaggedTensor moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  ~RaggedTensor() = default;
+  void swap(RaggedTensor& other) noexcept {
+    flat_values_.swap(other.flat_values_);
+    splits_.swap(other.splits_);
+    std::swap(validated_, other.validated_);
+  }
+  friend void swap(RaggedTensor& a, RaggedTensor& b) noexcept { a.swap(b); }
+
   // ---- Factories, as tf.RaggedTensor.from_* -------------------------------------------------
 
   /// tf.RaggedTensor.from_row_splits: row i is values[splits[i]:splits[i+1]].
@@ -161,12 +188,12 @@ class RaggedTensor {
     detail::Buffer<Index> b(detail::to_size(row_starts.size() + 1), detail::for_overwrite);
     std::ranges::copy(row_starts.span(), b.begin());
     b[detail::to_size(row_starts.size())] = static_cast<Index>(nvals);
-    if (validate) check_boundaries(row_starts.span(), nvals, "row_starts", true);
     // No rows can hold no values: [] with values is not a partition.
     if (row_starts.size() == 0 && nvals != 0)
       detail::throw_shape_error("row_starts is empty but there are ", nvals, " values");
-    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), false,
-                            "row_splits");
+    if (validate) check_boundaries(row_starts.span(), nvals, "row_starts", true);
+    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), validate,
+                            "row_starts", true);
   }
 
   /// tf.RaggedTensor.from_row_limits: splits are [0] + row_limits.
@@ -177,9 +204,11 @@ class RaggedTensor {
     detail::Buffer<Index> b(detail::to_size(row_limits.size() + 1), detail::for_overwrite);
     b[0] = 0;
     std::ranges::copy(row_limits.span(), b.begin() + 1);
+    if (row_limits.size() == 0 && nvals != 0)
+      detail::throw_shape_error("row_limits is empty but there are ", nvals, " values");
     if (validate) check_boundaries(row_limits.span(), nvals, "row_limits", false);
-    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), false,
-                            "row_splits");
+    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), validate,
+                            "row_limits", true);
   }
 
   /// tf.RaggedTensor.from_value_rowids: value j belongs to row value_rowids[j];
@@ -196,31 +225,37 @@ class RaggedTensor {
     detail::check_fits<Index>(nrows, "nrows");
     detail::check_fits<Index>(nvals, "the number of values");
     if (validate) {
-      for (std::size_t j = 0; j < ids.size(); ++j) {
-        if (ids[j] < 0)
-          detail::throw_shape_error("value_rowids[", j, "] = ", ids[j], " is negative");
-        if (ids[j] >= nrows)
-          detail::throw_shape_error("value_rowids[", j, "] = ", ids[j],
-                                    " is not less than nrows = ", nrows);
-        if (j && ids[j] < ids[j - 1])
+      // Order first: an unsorted list is reported as unsorted, not as a rowid
+      // past an nrows inferred from its last entry.
+      for (std::size_t j = 1; j < ids.size(); ++j)
+        if (ids[j] < ids[j - 1])
           detail::throw_shape_error("value_rowids[", j, "] = ", ids[j],
                                     " is less than value_rowids[", j - 1, "] = ", ids[j - 1],
                                     ": rowids must be sorted");
-      }
+      if (!ids.empty() && ids.front() < 0)
+        detail::throw_shape_error("value_rowids[0] = ", ids.front(), " is negative");
+      if (!ids.empty() && ids.back() >= nrows)
+        detail::throw_shape_error("value_rowids[", ids.size() - 1, "] = ", ids.back(),
+                                  " is not less than nrows = ", nrows);
     }
-    // splits[r] = the number of values whose row is < r (a lower bound search per row).
-    detail::Buffer<Index> b(detail::to_size(nrows + 1), detail::for_overwrite);
+    // splits[r] = the number of values whose row is < r (a lower bound search
+    // per row; safe on any input, sorted or not).
+    const auto nsplits = detail::checked_add(nrows, 1, "the row splits of nrows = ", nrows);
+    detail::Buffer<Index> b(detail::to_size(nsplits), detail::for_overwrite);
     for (std::int64_t r = 0; r <= nrows; ++r)
       b[detail::to_size(r)] = static_cast<Index>(std::ranges::lower_bound(ids, r) - ids.begin());
-    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), false,
-                            "row_splits");
+    return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), validate,
+                            "value_rowids", true);
   }
 
   /// from_value_rowids with nrows = last rowid + 1 (0 when there are no values).
   template <class Values>
   static RaggedTensor from_value_rowids(Values values, IndexSpan<Index> value_rowids) {
     const auto ids = value_rowids.span();
-    const std::int64_t nrows = ids.empty() ? 0 : std::int64_t{ids.back()} + 1;
+    const std::int64_t nrows =
+        ids.empty() ? 0
+                    : detail::checked_add(ids.back(), 1, "nrows inferred from value_rowids[",
+                                          ids.size() - 1, "] = ", ids.back());
     return from_value_rowids(std::move(values), value_rowids, std::max<std::int64_t>(nrows, 0));
   }
 
@@ -251,8 +286,8 @@ class RaggedTensor {
     detail::check_fits<Index>(nvals, "the number of values");
     detail::check_fits<Index>(rows, "nrows");
     return with_outer_level(std::move(values),
-                            detail::uniform_splits<Index>(rows, uniform_row_length), false,
-                            "row_splits");
+                            detail::uniform_splits<Index>(rows, uniform_row_length), true,
+                            "row_splits", true);
   }
 
   /// tf.RaggedTensor.from_nested_row_splits: one splits list per ragged dim, outermost first.
@@ -282,6 +317,7 @@ class RaggedTensor {
                                  bool validate = true) {
     RaggedTensor rt(std::move(flat_values), std::move(nested_splits));
     rt.check(validate);
+    rt.validated_ = validate;
     return rt;
   }
 
@@ -299,6 +335,9 @@ class RaggedTensor {
                                 ") for a tensor of shape ", to_string(tensor.shape()));
     if (lengths && padding)
       detail::throw_shape_error("from_tensor takes lengths or padding, not both");
+    if (ragged_rank == 0 && (lengths || padding))
+      detail::throw_shape_error("from_tensor: ", lengths ? "lengths" : "padding",
+                                " needs ragged_rank >= 1, but ragged_rank is 0");
     const auto& shape = tensor.shape();
     for (std::int64_t d = 0; d <= ragged_rank; ++d)
       detail::check_fits<Index>(shape.num_elements(0, d + 1), "the dimension product");
@@ -350,6 +389,18 @@ class RaggedTensor {
 
   // ---- Accessors, as tf.RaggedTensor's -------------------------------------------------------
 
+  /// The full validation of the factories (splits start at 0, never decrease,
+  /// and end at the row count below them); throws shape_error naming the level,
+  /// index and values. Free for tensors already validated or built by the
+  /// library. Every operation and accessor that indexes through the splits
+  /// calls it, so a tensor built with validate = false is checked there, in
+  /// O(nsplits), before anything is read out of bounds.
+  void validate() const {
+    if (!validated_) check(true);
+  }
+  /// Whether the splits are known valid (validated, or built by the library).
+  [[nodiscard]] bool is_validated() const noexcept { return validated_; }
+
   /// The innermost values: a dense tensor of rank >= 1 (tf: flat_values).
   [[nodiscard]] const Tensor<T>& flat_values() const noexcept { return flat_values_; }
   /// One rank-1 splits tensor per ragged dim, outermost first (tf: nested_row_splits).
@@ -375,8 +426,9 @@ class RaggedTensor {
   /// One level down: the values partitioned by row_splits (tf: values). A copy.
   [[nodiscard]] RaggedTensor values() const {
     require_ragged("values");
-    return RaggedTensor(flat_values_,
-                        std::vector<Tensor<Index>>(splits_.begin() + 1, splits_.end()));
+    RaggedTensor v(flat_values_, std::vector<Tensor<Index>>(splits_.begin() + 1, splits_.end()));
+    v.validated_ = validated_;
+    return v;
   }
 
   /// tf: row_lengths(): the length of each row.
@@ -402,6 +454,7 @@ class RaggedTensor {
   /// tf: value_rowids(): the row of each value one level down.
   [[nodiscard]] Tensor<Index> value_rowids() const {
     require_ragged("value_rowids");
+    validate();
     const auto s = splits_.front().values();
     detail::Buffer<Index> b(detail::to_size(s.back()), detail::for_overwrite);
     for (std::size_t r = 0; r + 1 < s.size(); ++r)
@@ -440,6 +493,7 @@ class RaggedTensor {
                                  " rows");
     if (rank() < 2)
       detail::throw_shape_error("row ", i, " of a rank-1 tensor is a scalar; read flat_values()");
+    validate();
     std::int64_t lo = i, hi = i + 1;
     std::vector<Tensor<Index>> splits;
     for (std::size_t l = 0; l < splits_.size(); ++l) {
@@ -474,6 +528,7 @@ class RaggedTensor {
     if (out_shape.rank() != rank())
       detail::throw_shape_error("to_tensor: shape ", to_string(out_shape), " has rank ",
                                 out_shape.rank(), " but the RaggedTensor has rank ", rank());
+    validate();
     auto out = Tensor<T>::filled(out_shape, default_value);
     fill_dense(0, 0, std::min(nrows(), out_shape[0]), out.data(), out_shape);
     return out;
@@ -483,6 +538,7 @@ class RaggedTensor {
   /// throws shape_error when a split does not fit.
   template <RowIndex Index2>
   [[nodiscard]] RaggedTensor<T, Index2> with_row_splits_dtype() const {
+    validate();  // the last split is the largest only in valid splits
     std::vector<Tensor<Index2>> splits;
     for (const auto& s : splits_) {
       detail::check_fits<Index2>(s.values().empty() ? 0 : std::int64_t{s.values().back()},
@@ -490,7 +546,9 @@ class RaggedTensor {
       detail::Buffer<Index2> b(s.values().begin(), s.values().end());
       splits.push_back(detail::splits_tensor(std::move(b)));
     }
-    return RaggedTensor<T, Index2>::from_parts(flat_values_, std::move(splits), false);
+    auto out = RaggedTensor<T, Index2>::from_parts(flat_values_, std::move(splits), false);
+    out.validated_ = true;  // validated above, and the values did not change
+    return out;
   }
 
   /// Same structure and same values (NaN equals NaN).
@@ -518,19 +576,25 @@ class RaggedTensor {
   }
   static std::int64_t outer_size(const RaggedTensor& v) { return v.nrows(); }
 
+  // Adds `splits` above `values`. `validate` says whether the result counts as
+  // validated; `checked` that the caller has already validated the splits in
+  // its own terms (row starts, limits, rowids), so only the O(1) check is left.
   static RaggedTensor with_outer_level(Tensor<T> values, Tensor<Index> splits, bool validate,
-                                       const char* name) {
+                                       const char* name, bool checked = false) {
     if (values.rank() < 1) detail::throw_shape_error("values must have rank >= 1, got a scalar");
     detail::check_fits<Index>(values.dim(0), "the number of values");
-    check_level(splits, values.dim(0), validate, name);
+    check_level(splits, values.dim(0), validate && !checked, name);
     std::vector<Tensor<Index>> s;
     s.push_back(std::move(splits));
-    return RaggedTensor(std::move(values), std::move(s));
+    RaggedTensor rt(std::move(values), std::move(s));
+    rt.validated_ = validate;
+    return rt;
   }
   static RaggedTensor with_outer_level(RaggedTensor values, Tensor<Index> splits, bool validate,
-                                       const char* name) {
-    check_level(splits, values.nrows(), validate, name);
+                                       const char* name, bool checked = false) {
+    check_level(splits, values.nrows(), validate && !checked, name);
     values.splits_.insert(values.splits_.begin(), std::move(splits));
+    values.validated_ = validate && values.validated_;
     return values;
   }
 
@@ -568,15 +632,28 @@ class RaggedTensor {
     }
   }
 
+  [[nodiscard]] std::string level_name(std::size_t l) const {
+    return splits_.size() == 1 ? std::string("row_splits")
+                               : detail::cat("nested_row_splits[", l, "]");
+  }
+
   void check(bool validate) const {
     if (flat_values_.rank() < 1)
       detail::throw_shape_error("flat_values must have rank >= 1, got a scalar");
     detail::check_fits<Index>(flat_values_.dim(0), "the number of values");
+    // Every level's own shape first, so that an empty level is blamed itself,
+    // not the level above it whose row count it would be.
+    for (std::size_t l = 0; l < splits_.size(); ++l) {
+      if (splits_[l].rank() != 1)
+        detail::throw_shape_error(level_name(l), " must have rank 1, got shape ",
+                                  to_string(splits_[l].shape()));
+      if (splits_[l].size() < 1)
+        detail::throw_shape_error(level_name(l),
+                                  " must not be empty: it needs at least the leading 0");
+    }
     for (std::size_t l = 0; l < splits_.size(); ++l) {
       const auto below = l + 1 < splits_.size() ? splits_[l + 1].size() - 1 : flat_values_.dim(0);
-      check_level(splits_[l], below, validate,
-                  splits_.size() == 1 ? std::string("row_splits")
-                                      : detail::cat("nested_row_splits[", l, "]"));
+      check_level(splits_[l], below, validate, level_name(l));
     }
   }
 
@@ -619,6 +696,10 @@ class RaggedTensor {
 
   Tensor<T> flat_values_;
   std::vector<Tensor<Index>> splits_;
+  // Whether the splits have had the full validation (or were built by the
+  // library, correct by construction). Those built with validate = false are
+  // validated by every operation that indexes through them.
+  bool validated_ = true;
 };
 
 namespace detail {
@@ -632,6 +713,15 @@ struct ragged_parts {
   template <class T, class Index>
   static std::vector<Tensor<Index>>& splits(RaggedTensor<T, Index>& rt) noexcept {
     return rt.splits_;
+  }
+  // For a result the library built itself: its splits are valid by construction.
+  template <class T, class Index>
+  static void mark_validated(RaggedTensor<T, Index>& rt) noexcept {
+    rt.validated_ = true;
+  }
+  template <class T, class Index>
+  static RaggedTensor<T, Index> assemble(Tensor<T> flat, std::vector<Tensor<Index>> splits) {
+    return RaggedTensor<T, Index>(std::move(flat), std::move(splits));
   }
 };
 }  // namespace detail

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "error.hpp"
 
 namespace ragged::inline v0_1 {
@@ -29,7 +30,12 @@ class Shape {
   [[nodiscard]] std::int64_t rank() const noexcept {
     return static_cast<std::int64_t>(dims_.size());
   }
+  /// Dim `i`, 0 <= i < rank(); throws std::out_of_range otherwise (a shape is
+  /// a handful of dims: checking costs nothing next to what is done with it).
   [[nodiscard]] std::int64_t operator[](std::int64_t i) const {
+    if (i < 0 || i >= rank())
+      detail::throw_out_of_range("dimension ", i, " is out of range for shape ", to_string(*this),
+                                 " of rank ", rank());
     return dims_[static_cast<std::size_t>(i)];
   }
   [[nodiscard]] std::span<const std::int64_t> dims() const noexcept { return dims_; }
@@ -38,21 +44,38 @@ class Shape {
 
   /// The number of elements: the product of the dims (1 for a scalar).
   [[nodiscard]] std::int64_t num_elements() const noexcept { return num_elements_; }
-  /// The product of dims [first, last).
-  [[nodiscard]] std::int64_t num_elements(std::int64_t first, std::int64_t last) const noexcept {
+  /// The product of dims [first, last), 0 <= first <= last <= rank() (else
+  /// std::out_of_range). It fits int64 whenever the shape has elements. When it
+  /// has none, a zero dim outside [first, last) may leave the product too large
+  /// for int64, as in (0, 2^62, 2^62); then 0 is returned: no element is ever
+  /// addressed with it, and every size derived from it stays finite.
+  [[nodiscard]] std::int64_t num_elements(std::int64_t first, std::int64_t last) const {
+    check_range(first, last);
     std::int64_t n = 1;
-    for (auto i = first; i < last; ++i) n *= (*this)[i];
-    return n;  // cannot overflow: it divides num_elements() or a factor of it is 0
+    for (auto i = first; i < last; ++i)
+      if (detail::mul_overflows(n, dims_[static_cast<std::size_t>(i)], n)) return 0;
+    return n;
   }
-  /// The dims [first, last) as a new shape.
+  /// The dims [first, last) as a new shape (std::out_of_range for a bad range).
   [[nodiscard]] Shape slice(std::int64_t first, std::int64_t last) const {
+    check_range(first, last);
     return Shape(std::span<const std::int64_t>(dims_).subspan(
         static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)));
+  }
+
+  void swap(Shape& other) noexcept {
+    dims_.swap(other.dims_);
+    std::swap(num_elements_, other.num_elements_);
   }
 
   friend bool operator==(const Shape& a, const Shape& b) noexcept { return a.dims_ == b.dims_; }
 
  private:
+  void check_range(std::int64_t first, std::int64_t last) const {
+    if (first < 0 || first > last || last > rank())
+      detail::throw_out_of_range("dims [", first, ", ", last, ") are out of range for shape ",
+                                 to_string(*this), " of rank ", rank());
+  }
   void check() {
     bool has_zero = false;
     for (std::size_t i = 0; i < dims_.size(); ++i) {

@@ -56,6 +56,29 @@ class Tensor {
   Tensor(Shape shape, std::initializer_list<T> values)
       : Tensor(std::move(shape), std::span<const T>(values.begin(), values.size())) {}
 
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  /// Copy assignment with the strong guarantee: should copying an element
+  /// throw, the target keeps its old shape and values (copy, then swap).
+  Tensor& operator=(const Tensor& other) {
+    if (this != &other) {
+      Tensor copy(other);
+      swap(copy);
+    }
+    return *this;
+  }
+  Tensor& operator=(Tensor&& other) noexcept {
+    Tensor moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  ~Tensor() = default;
+  void swap(Tensor& other) noexcept {
+    shape_.swap(other.shape_);
+    values_.swap(other.values_);
+  }
+  friend void swap(Tensor& a, Tensor& b) noexcept { a.swap(b); }
+
   /// A tensor of `shape` with every element equal to `value`.
   static Tensor filled(Shape shape, const T& value) {
     auto n = detail::to_size(shape.num_elements());
@@ -71,6 +94,7 @@ class Tensor {
 
   [[nodiscard]] const Shape& shape() const noexcept { return shape_; }
   [[nodiscard]] std::int64_t rank() const noexcept { return shape_.rank(); }
+  /// Dim `i`; throws std::out_of_range unless 0 <= i < rank().
   [[nodiscard]] std::int64_t dim(std::int64_t i) const { return shape_[i]; }
   [[nodiscard]] std::int64_t size() const noexcept { return shape_.num_elements(); }
   [[nodiscard]] bool empty() const noexcept { return size() == 0; }

@@ -43,12 +43,13 @@ inline constexpr auto permute4x64 = [] {
 // The mask bits of 64 entries; the caller guarantees 64 readable bytes.
 [[gnu::target("avx2"), gnu::always_inline]] inline std::uint64_t mask_bits_avx2(
     const bool* mask) noexcept {
+  // Nonzero bytes are true (a signed compare with zero would drop 0x80..0xff).
   const __m256i zero = _mm256_setzero_si256();
   const auto lo = static_cast<std::uint32_t>(_mm256_movemask_epi8(
-      _mm256_cmpgt_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask)), zero)));
+      _mm256_cmpeq_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask)), zero)));
   const auto hi = static_cast<std::uint32_t>(_mm256_movemask_epi8(
-      _mm256_cmpgt_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask + 32)), zero)));
-  return std::uint64_t{hi} << 32 | lo;
+      _mm256_cmpeq_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask + 32)), zero)));
+  return ~(std::uint64_t{hi} << 32 | lo);
 }
 
 [[gnu::target("avx2,popcnt")]] inline std::int64_t count_avx2(const bool* mask,

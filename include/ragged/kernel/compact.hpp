@@ -23,14 +23,24 @@
 ///
 /// Output contract: the kernel writes exactly the kept elements, densely, from
 /// `out` on, and never writes past the last of them; `out` needs room for
-/// count(mask, n) * inner elements and nothing more. Input and output must not
-/// overlap. Large outputs are written with non-temporal stores (they bypass the
-/// caches), fenced before the kernel returns.
+/// count(mask, n) * inner elements and nothing more. Large outputs are written
+/// with non-temporal stores (they bypass the caches), fenced before the kernel
+/// returns.
+///
+/// Mask bytes: an entry is true when its byte is nonzero, on every path and at
+/// every instruction set (byte masks from NumPy or Arrow copied into bool
+/// storage may hold 2 or 255).
+///
+/// Aliasing (a precondition, not checked here: the kernel takes raw pointers):
+/// `out` must not overlap `in` or `mask`. The boolean_mask operations, which
+/// see whole tensors, detect an output that aliases an input and compute into
+/// a temporary instead.
 namespace ragged::inline v0_1::kernel {
 
 /// The number of true entries in mask[0, n): the size of a compaction's output,
 /// so that it is allocated once.
 [[nodiscard]] inline std::int64_t count(const bool* mask, std::int64_t n) noexcept {
+  if (n <= 0) return 0;
   // Short rows do not pay for dispatch.
   if (n < 64) return detail::count_scalar(mask, n);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -161,7 +171,7 @@ std::int64_t compact_part(const T* in, const bool* mask, std::int64_t n, T* out,
     if (inner == 1) {
       std::int64_t j = 0;
       for (std::int64_t i = 0; i < n; ++i)
-        if (mask[i]) out[j++] = in[i];
+        if (mask_at(mask, i)) out[j++] = in[i];
       return j;
     }
   }
@@ -228,6 +238,9 @@ template <class T>
 template <class T>
 std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out,
                      std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
+  // Nothing to keep: return before any size arithmetic (an empty tensor's
+  // inner size need not be small).
+  if (n <= 0) return 0;
   if (!detail::worth_streaming<T>(n, inner))
     return detail::compact_part(in, mask, n, out, inner, false);
   return detail::compact_chunked(in, mask, n, out, inner, true,
@@ -243,6 +256,12 @@ std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std:
                      Boundaries<Index> bounds,
                      OutIndex* kept_before) noexcept(detail::bytewise<T>) {
   std::int64_t r = 0;
+  if (n <= 0) {
+    // Nothing to move: return before any size arithmetic (an empty tensor's
+    // inner size need not be small).
+    for (; r < bounds.count; ++r) kept_before[r] = OutIndex{0};
+    return 0;
+  }
   // The boundaries in (lo, end]: from the chunk's mask bits (its bytes still in
   // L1) and their prefix counts, branch-free per boundary.
   const auto report = [&](std::int64_t lo, std::int64_t end, std::int64_t kept_before_chunk) {
@@ -304,7 +323,9 @@ std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std:
   const std::int64_t chunks = std::min<std::int64_t>(par.threads, n / min_chunk);
   // Non-trivial T copies may throw, which must not happen on another thread.
   if (chunks <= 1 || !detail::bytewise<T>) return compact(in, mask, n, out, inner);
-  const std::int64_t step = (n / chunks + 63) / 64 * 64;
+  // The chunk length: n / chunks rounded up (so that `chunks` steps cover all
+  // n), then up to a multiple of 64 (so chunks start on whole mask blocks).
+  const std::int64_t step = ((n + chunks - 1) / chunks + 63) / 64 * 64;
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(chunks) + 1, 0);
   const auto range = [&](std::int64_t c) {
     const auto lo = std::min(n, c * step);

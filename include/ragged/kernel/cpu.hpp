@@ -4,8 +4,10 @@
 #pragma once
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -82,14 +84,28 @@ inline const CpuFeatures& cpu() noexcept {
   return false;
 }
 
+// The level RAGGED_FORCE_ISA names: scalar, avx2 or avx512, exactly; nullopt otherwise.
+[[nodiscard]] inline std::optional<Isa> isa_named(const char* name) noexcept {
+  if (std::strcmp(name, "scalar") == 0) return Isa::scalar;
+  if (std::strcmp(name, "avx2") == 0) return Isa::avx2;
+  if (std::strcmp(name, "avx512") == 0) return Isa::avx512;
+  return std::nullopt;
+}
+
+// The best level the CPU has, capped by RAGGED_FORCE_ISA (for tests and
+// comparisons). An unknown value caps nothing and says so once on stderr: a
+// typo ("AVX2") must not pass for a forced level unnoticed. Runs once.
 inline Isa best_isa() noexcept {
   Isa best = cpu().avx512 ? Isa::avx512 : cpu().avx2 ? Isa::avx2 : Isa::scalar;
-  // RAGGED_FORCE_ISA=scalar|avx2|avx512 caps the level (for tests and comparisons).
   if (const char* forced = std::getenv("RAGGED_FORCE_ISA")) {
-    const Isa want = std::strcmp(forced, "scalar") == 0 ? Isa::scalar
-                     : std::strcmp(forced, "avx2") == 0 ? Isa::avx2
-                                                        : Isa::avx512;
-    if (static_cast<int>(want) < static_cast<int>(best)) best = want;
+    if (const auto want = isa_named(forced)) {
+      if (static_cast<int>(*want) < static_cast<int>(best)) best = *want;
+    } else {
+      std::fprintf(stderr,
+                   "ragged: RAGGED_FORCE_ISA=%.40s is not one of scalar, avx2, avx512; "
+                   "ignored (no cap)\n",
+                   forced);
+    }
   }
   return best;
 }

@@ -11,14 +11,26 @@
 
 namespace ragged::inline v0_1::kernel::detail {
 
-// Mask bytes are bools: 0 or 1. Eight of them are read as one word to skip or
-// take eight entries at once.
+// A mask byte is true when it is nonzero, on every path: byte masks from NumPy
+// or Arrow arrive memcpy'd into bool storage holding 2 or 255, and every ISA,
+// count and compact alike, must read them the same way. So the kernel never
+// reads a mask through `bool` (whose other values are undefined); it reads the
+// bytes and normalises them to 0 or 1 first.
 inline constexpr std::uint64_t all_true_word = 0x0101010101010101ull;
 
+/// Mask entry i as 0 or 1: its byte, read as unsigned char (always allowed), nonzero = 1.
+[[nodiscard]] inline std::uint8_t mask_at(const bool* mask, std::int64_t i) noexcept {
+  return reinterpret_cast<const unsigned char*>(mask)[i] != 0;
+}
+
+/// Eight mask bytes as one word, each byte normalised to 0 or 1: a byte's high
+/// bit is set after the add when any of its low seven bits is, or'd with the
+/// byte's own high bit.
 [[nodiscard]] inline std::uint64_t load_word(const bool* mask) noexcept {
   std::uint64_t w;
   std::memcpy(&w, mask, sizeof w);
-  return w;
+  constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+  return (((w & low7) + low7) | w) >> 7 & all_true_word;
 }
 
 /// Bits set in a word: SWAR, inline (std::popcount calls a library routine
@@ -31,7 +43,7 @@ inline constexpr std::uint64_t all_true_word = 0x0101010101010101ull;
 }
 
 /// The mask bits of 64 entries as one word, bit i for entry i. The multiply
-/// gathers eight 0/1 bytes into eight bits at once.
+/// gathers eight normalised 0/1 bytes into eight bits at once.
 [[nodiscard]] inline std::uint64_t mask_word(const bool* mask) noexcept {
   std::uint64_t bits = 0;
   for (int b = 0; b < 8; ++b)
@@ -63,7 +75,7 @@ inline void mask_words_scalar(const bool* mask, std::int64_t n, std::uint64_t* w
   // Each byte is 0 or 1, so the multiply sums the eight bytes into the top byte.
   for (; i + 8 <= n; i += 8)
     total += static_cast<std::int64_t>((load_word(mask + i) * all_true_word) >> 56);
-  for (; i < n; ++i) total += mask[i];
+  for (; i < n; ++i) total += mask_at(mask, i);
   return total;
 }
 
@@ -73,11 +85,11 @@ inline void mask_words_scalar(const bool* mask, std::int64_t n, std::uint64_t* w
 template <std::size_t W>
 std::int64_t compact_scalar(const std::byte* in, const bool* mask, std::int64_t n,
                             std::byte* out) noexcept {
-  while (n > 0 && !mask[n - 1]) --n;
+  while (n > 0 && !mask_at(mask, n - 1)) --n;
   std::int64_t j = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     std::memcpy(out + j * static_cast<std::int64_t>(W), in + i * static_cast<std::int64_t>(W), W);
-    j += mask[i];
+    j += mask_at(mask, i);
   }
   return j;
 }
