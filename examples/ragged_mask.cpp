@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -187,6 +188,11 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << " (see --help)\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // Shapes are checked before anything is allocated for them, so this is a
+    // result (or input) larger than the memory there is.
+    std::cerr << "error: out of memory for a result of these inputs\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 1;

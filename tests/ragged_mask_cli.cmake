@@ -34,6 +34,8 @@ expect_error("mask shape (1, 3) is not a prefix of data shape (1, 2)" "[[1, 2]]"
 expect_error("identical row splits" "[[1, 2, 3], [4]]" "[[True, False], [True, False]]")
 expect_error("mask cannot be scalar" "[1, 2]" "True")
 expect_error("parse error at offset 6: expected ',' or ']'" "[1, 2 x]" "[True]")
+expect_error("ragged_rank = -1 must be in [0, 2)" --data-ragged-rank -1 "[[1, 2], [3]]" "[True, False]")
+expect_error("ragged_rank = -1 must be in [0, 2)" --mask-ragged-rank -1 "[[1, 2], [3]]" "[[True, False], [True]]")
 expect_error("only True/False" "[1, 2]" "[1, 0]")
 expect_error("--axis needs a uniform" --axis 0 "[[1], [2, 3]]" "[True, False]")
 expect_error("axis 5 is out of range" --axis 5 "[1, 2]" "[True, False]")

@@ -98,3 +98,54 @@ TEST_CASE("infer_kind picks the element type a literal needs") {
   check_throws<ragged::parse_error>([] { (void)ragged::infer_kind("[True, 1]"); },
                                     {"mixes True/False"});
 }
+
+TEST_CASE("numbers: one sign at most, and underflow reads as zero") {
+  for (const char* bad : {"[+-1]", "[-+1]", "[+-inf]", "[-+nan]", "[+-0.5e3]", "[--1]", "[+]"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(ragged::parse<double>(bad), ragged::parse_error);
+  }
+  CHECK_THROWS_AS(ragged::parse<int>("[+-1]"), ragged::parse_error);
+  CHECK(ragged::parse<int>("[+1, -1]").flat_values() == ragged::tensor<int>({1, -1}));
+  const std::string zeros(400, '0');
+  CHECK(ragged::parse<double>("[0." + zeros + "1]").flat_values().data()[0] == 0.0);
+  const double neg = ragged::parse<double>("[-0." + zeros + "1]").flat_values().data()[0];
+  CHECK(neg == 0.0);
+  CHECK(std::signbit(neg));
+  CHECK(ragged::parse<float>("[0." + std::string(60, '0') + "1]").flat_values().data()[0] == 0.0f);
+  CHECK(std::isinf(ragged::parse<double>("[1" + zeros + ".5]").flat_values().data()[0]));
+  CHECK(std::isinf(ragged::parse<double>("[1e999]").flat_values().data()[0]));
+  CHECK(ragged::parse<double>("[1e-999]").flat_values().data()[0] == 0.0);
+  CHECK(ragged::parse<double>("[0." + zeros + "1e500]").flat_values().data()[0] == 1e99);
+  CHECK(std::isinf(ragged::parse<double>("[-inf]").flat_values().data()[0]));
+  CHECK(std::isnan(ragged::parse<double>("[+nan]").flat_values().data()[0]));
+}
+
+TEST_CASE("parse errors escape the input and cut long tokens") {
+  try {
+    (void)ragged::parse<int>(std::string("[1, \0]", 6));
+    FAIL("accepted a NUL");
+  } catch (const ragged::parse_error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("'\\x00'") != std::string::npos);
+    CHECK(std::char_traits<char>::length(e.what()) == what.size());  // no NUL cuts it short
+  }
+  try {
+    (void)ragged::parse<int>("[\x1b[31m]");
+    FAIL("accepted an escape sequence");
+  } catch (const ragged::parse_error& e) {
+    CHECK(std::string(e.what()).find('\x1b') == std::string::npos);
+    CHECK(std::string(e.what()).find("\\x1b") != std::string::npos);
+  }
+  try {
+    (void)ragged::parse<int>("[\"" + std::string(100000, 'x') + "\"]");
+    FAIL("accepted a string for an int");
+  } catch (const ragged::parse_error& e) {
+    CHECK(std::string(e.what()).size() < 200);
+    CHECK(std::string(e.what()).find("'...") != std::string::npos);
+  }
+  check_throws<ragged::parse_error>(
+      [] { (void)ragged::infer_kind("[True, 1]"); },
+      {"mixes True/False with numbers", "'True' at offset 1", "'1' at offset 7"});
+  check_throws<ragged::parse_error>([] { (void)ragged::infer_kind(R"([[1.5], ["a"]])"); },
+                                    {"mixes strings", "'a' at offset 9", "'1.5' at offset 2"});
+}

@@ -43,6 +43,34 @@ constexpr std::int64_t slack = std::int64_t{32} << 20;
 
 }  // namespace
 
+// Runs first: VmHWM only grows, so the small case must come before the large one.
+TEST_CASE("parsing a 32 MB literal peaks within a small multiple of the input and output") {
+  if (sanitized || peak_rss() < 0) {
+    WARN("peak memory is not measured under sanitizers or without /proc");
+    return;
+  }
+  const std::int64_t rows = 1'000'000;
+  std::string text = "[";
+  text.reserve(static_cast<std::size_t>(rows) * 33 + 2);
+  for (std::int64_t r = 0; r < rows; ++r)
+    text += r ? ", [1, 2, 3, 4, 5, 6, 7, 8, 9, 0]" : "[1, 2, 3, 4, 5, 6, 7, 8, 9, 0]";
+  text += "]";
+  const auto input_bytes = static_cast<std::int64_t>(text.size());
+  const auto output_bytes = rows * 10 * 4 + (rows + 1) * 8;
+  const auto before = peak_rss();
+  {
+    const auto rt = ragged::parse<std::int32_t>(text);
+    CHECK(rt.flat_values().size() == rows * 10);
+  }
+  const auto growth = peak_rss() - before;
+  std::printf("parse: input %lld MB, output %lld MB, peak grew by %lld MB\n",
+              static_cast<long long>(input_bytes >> 20), static_cast<long long>(output_bytes >> 20),
+              static_cast<long long>(growth >> 20));
+  // Values grow by doubling and one length is kept per list: at most about
+  // three times the output while the last doubling moves, never a node per value.
+  CHECK(growth <= 3 * output_bytes + slack);
+}
+
 TEST_CASE("boolean_mask on 10^8 int32 values allocates only its output") {
   if (sanitized || peak_rss() < 0) {
     WARN("peak memory is not measured under sanitizers or without /proc");

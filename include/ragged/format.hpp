@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -77,8 +78,8 @@ void append_float(std::string& out, F value) {
   }
 }
 
-inline void append_quoted(std::string& out, std::string_view s) {
-  out += '"';
+// Appends `s` with quotes, backslashes and control bytes escaped (\n, \xHH).
+inline void append_escaped(std::string& out, std::string_view s) {
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
@@ -107,7 +108,23 @@ inline void append_quoted(std::string& out, std::string_view s) {
         }
     }
   }
+}
+
+inline void append_quoted(std::string& out, std::string_view s) {
   out += '"';
+  append_escaped(out, s);
+  out += '"';
+}
+
+// Input text quoted for an error message: escaped (a NUL or an ESC sequence
+// in the input must not cut the message or reach a terminal) and cut after
+// 40 bytes.
+inline std::string excerpt(std::string_view s) {
+  constexpr std::size_t longest = 40;
+  std::string out = "'";
+  append_escaped(out, s.substr(0, longest));
+  out += s.size() > longest ? "'..." : "'";
+  return out;
 }
 
 // Element types to_string can print: bool, numbers, and anything that reads as a string.
@@ -201,34 +218,34 @@ enum class ValueKind { none, boolean, integer, floating, string };
 
 namespace detail {
 
-// A parsed literal before it has a C++ type: lists and the raw text of values.
+// One value of a literal as written: its kind, its text (strings unescaped),
+// and where it starts.
 struct Token {
   ValueKind kind = ValueKind::none;
-  std::string text;  // numbers and words as written; strings unescaped
+  std::string text;
   std::size_t offset = 0;
-  bool is_list = false;
-  std::vector<Token> items;
 };
 
+// A nested-list reader that keeps no tree: it reports begin_list(offset),
+// value(Token) and end_list() to a sink as it reads, so that what the text
+// becomes (typed values and row lengths, a Literal tree, a kind) is the
+// sink's business and costs only what the sink keeps.
 class Parser {
  public:
   explicit Parser(std::string_view text) : s_(text) {}
 
-  Token parse_all() {
+  template <class Sink>
+  void parse_all(Sink& sink) {
     skip_space();
-    Token t = parse_item(0);
+    parse_item(sink, 0);
     skip_space();
     if (i_ != s_.size()) fail("the end of the input");
-    return t;
   }
 
  private:
-  // Deeper nesting than any real tensor; bounds recursion on hostile input.
-  static constexpr int max_depth = 256;
-
   [[noreturn]] void fail(std::string_view expected) const {
-    std::string found =
-        i_ < s_.size() ? cat("'", s_.substr(i_, 1), "'") : std::string("the end of the input");
+    const std::string found =
+        i_ < s_.size() ? excerpt(s_.substr(i_, 1)) : std::string("the end of the input");
     throw parse_error(cat("parse error at offset ", i_, ": expected ", expected, ", found ", found),
                       i_);
   }
@@ -237,26 +254,28 @@ class Parser {
       ++i_;
   }
 
-  Token parse_item(int depth) {
+  template <class Sink>
+  void parse_item(Sink& sink, std::int64_t depth) {
     if (i_ >= s_.size()) fail("a value or '['");
     const char c = s_[i_];
-    if (c == '[') return parse_list(depth);
-    if (c == '"' || c == '\'') return parse_string();
-    return parse_word();
+    if (c == '[') return parse_list(sink, depth);
+    if (c == '"' || c == '\'') return sink.value(parse_string());
+    return sink.value(parse_word());
   }
 
-  Token parse_list(int depth) {
-    if (depth >= max_depth) fail(cat("at most ", max_depth, " levels of nesting"));
-    Token t;
-    t.is_list = true;
-    t.offset = i_++;
+  template <class Sink>
+  void parse_list(Sink& sink, std::int64_t depth) {
+    // The same limit as every other path into a literal; it bounds this recursion.
+    if (depth >= max_literal_depth) fail(cat("at most ", max_literal_depth, " levels of nesting"));
+    sink.begin_list(i_++);
     skip_space();
     while (true) {
       if (i_ < s_.size() && s_[i_] == ']') {
         ++i_;
-        return t;
+        sink.end_list();
+        return;
       }
-      t.items.push_back(parse_item(depth + 1));
+      parse_item(sink, depth + 1);
       skip_space();
       if (i_ < s_.size() && s_[i_] == ',') {
         ++i_;
@@ -331,19 +350,22 @@ class Parser {
       t.kind = ValueKind::boolean;
       return t;
     }
-    // A number: integer if it is all digits after an optional sign, else a float.
+    // A number: one optional sign, then an integer (all digits) or a float.
     const std::string_view w = t.text;
-    const std::size_t body = (!w.empty() && (w[0] == '-' || w[0] == '+')) ? 1 : 0;
-    if (w.size() > body && w.find_first_not_of("0123456789", body) == std::string_view::npos) {
+    const std::size_t sign = (!w.empty() && (w[0] == '-' || w[0] == '+')) ? 1 : 0;
+    const auto not_a_number = [&] {
+      i_ = start;
+      fail("a number, True, False, a quoted string or '['");
+    };
+    // "+-1" and "-+inf" are not numbers (Python agrees); from_chars alone would read "-1".
+    if (w.size() <= sign || w[sign] == '-' || w[sign] == '+') not_a_number();
+    if (w.find_first_not_of("0123456789", sign) == std::string_view::npos) {
       t.kind = ValueKind::integer;
       return t;
     }
     double d = 0;
-    const auto r = std::from_chars(w.data() + (body && w[0] == '+'), w.data() + w.size(), d);
-    if (w.size() <= body || r.ec == std::errc::invalid_argument || r.ptr != w.data() + w.size()) {
-      i_ = start;
-      fail("a number, True, False, a quoted string or '['");
-    }
+    const auto r = std::from_chars(w.data() + sign, w.data() + w.size(), d);
+    if (r.ec == std::errc::invalid_argument || r.ptr != w.data() + w.size()) not_a_number();
     t.kind = ValueKind::floating;
     return t;
   }
@@ -352,65 +374,119 @@ class Parser {
   std::size_t i_ = 0;
 };
 
-template <class T>
-[[noreturn]] void wrong_kind(const Token& t, std::string_view expected) {
-  throw parse_error(cat("parse error at offset ", t.offset, ": expected ", expected, ", found ",
-                        t.is_list ? std::string("a list") : cat("'", t.text, "'")),
-                    t.offset);
+[[noreturn]] inline void wrong_kind(const Token& t, std::string_view expected) {
+  throw parse_error(
+      cat("parse error at offset ", t.offset, ": expected ", expected, ", found ",
+          t.kind == ValueKind::string ? std::string("a string ") : std::string(), excerpt(t.text)),
+      t.offset);
+}
+
+// Whether a decimal number whose magnitude does not fit a float is tiny (it
+// underflows to 0) rather than huge (inf): from where its first nonzero digit
+// stands and its exponent, "0.<400 zeros>1" as well as "1e-999".
+inline bool underflows(std::string_view w) {
+  const auto e = w.find_first_of("eE");
+  const auto mantissa = w.substr(0, e);
+  std::int64_t exponent = 0;
+  if (e != std::string_view::npos) {
+    auto digits = w.substr(e + 1);
+    const bool negative = !digits.empty() && digits[0] == '-';
+    if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) digits.remove_prefix(1);
+    // A huge exponent saturates: its sign is all that matters here.
+    for (const char c : digits)
+      exponent = std::min<std::int64_t>(exponent * 10 + (c - '0'), std::int64_t{1} << 40);
+    if (negative) exponent = -exponent;
+  }
+  const auto point = mantissa.find('.');
+  const auto int_part = mantissa.substr(0, point);
+  const auto first = int_part.find_first_not_of("+-0");
+  if (first != std::string_view::npos)
+    return exponent + static_cast<std::int64_t>(int_part.size() - first) - 1 < 0;
+  // Only zeros before the point: the first nonzero digit after it sets the scale.
+  const auto frac =
+      point == std::string_view::npos ? std::string_view() : mantissa.substr(point + 1);
+  const auto nonzero = frac.find_first_not_of('0');
+  return nonzero == std::string_view::npos || exponent - static_cast<std::int64_t>(nonzero) - 1 < 0;
 }
 
 template <class T>
 T token_value(const Token& t) {
   if constexpr (std::same_as<T, bool>) {
-    if (t.kind != ValueKind::boolean) wrong_kind<T>(t, "True or False");
+    if (t.kind != ValueKind::boolean) wrong_kind(t, "True or False");
     return t.text == "True" || t.text == "true";
   } else if constexpr (std::integral<T>) {
-    if (t.kind != ValueKind::integer) wrong_kind<T>(t, "an integer");
+    if (t.kind != ValueKind::integer) wrong_kind(t, "an integer");
     const std::string_view w = t.text;
     const auto skip = static_cast<std::size_t>(w[0] == '+');
     T v{};
     const auto r = std::from_chars(w.data() + skip, w.data() + w.size(), v);
     if (r.ec != std::errc() || r.ptr != w.data() + w.size())
-      throw parse_error(cat("parse error at offset ", t.offset, ": ", w, " does not fit in a ",
-                            sizeof(T) * 8, "-bit integer"),
+      throw parse_error(cat("parse error at offset ", t.offset, ": ", excerpt(w),
+                            " does not fit in a ", sizeof(T) * 8, "-bit integer"),
                         t.offset);
     return v;
   } else if constexpr (std::floating_point<T>) {
-    if (t.kind != ValueKind::integer && t.kind != ValueKind::floating) wrong_kind<T>(t, "a number");
+    if (t.kind != ValueKind::integer && t.kind != ValueKind::floating) wrong_kind(t, "a number");
     const std::string_view w = t.text;
+    const bool neg = w[0] == '-';
     const auto skip = static_cast<std::size_t>(w[0] == '+');
     T v{};
     const auto r = std::from_chars(w.data() + skip, w.data() + w.size(), v);
     if (r.ec == std::errc::result_out_of_range) {
-      // Python reads 1e999 as inf and 1e-999 as 0: so do we.
-      const bool neg = w[0] == '-';
-      const bool tiny =
-          w.find_first_of("eE") != std::string_view::npos && w[w.find_first_of("eE") + 1] == '-';
-      v = tiny ? T(neg ? -0.0 : 0.0)
-               : (neg ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
+      // Python reads 1e999 as inf and 1e-999 (or 0.000...0001) as 0: so do we.
+      v = underflows(w)
+              ? T(neg ? -0.0 : 0.0)
+              : (neg ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
     }
     return v;
   } else if constexpr (std::same_as<T, std::string>) {
-    if (t.kind != ValueKind::string) wrong_kind<T>(t, "a quoted string");
+    if (t.kind != ValueKind::string) wrong_kind(t, "a quoted string");
     return t.text;
   } else {
     static_assert(sizeof(T) == 0, "ragged::parse: no reader for this element type");
   }
 }
 
+// Typed values straight into the builder: no tree, no token kept.
 template <class T>
-Literal<T> to_literal(const Token& t) {
-  if (!t.is_list) return Literal<T>::leaf(token_value<T>(t), t.offset);
-  std::vector<Literal<T>> items;
-  items.reserve(t.items.size());
-  for (const auto& item : t.items) items.push_back(to_literal<T>(item));
-  return Literal<T>::list(std::move(items), t.offset);
-}
+struct BuilderSink {
+  LiteralBuilder<T>& builder;
+  void begin_list(std::size_t offset) { builder.begin_list(offset); }
+  void end_list() { builder.end_list(); }
+  void value(const Token& t) { builder.value(token_value<T>(t), t.offset); }
+};
 
-inline void collect_kinds(const Token& t, bool (&seen)[5]) {
-  if (!t.is_list) seen[static_cast<int>(t.kind)] = true;
-  for (const auto& item : t.items) collect_kinds(item, seen);
-}
+// A Literal tree, for parse_literal.
+template <class T>
+struct TreeSink {
+  struct Open {
+    std::size_t offset;
+    std::vector<Literal<T>> items;
+  };
+  std::vector<Open> open;
+  std::vector<Literal<T>> root;
+  void begin_list(std::size_t offset) { open.push_back(Open{offset, {}}); }
+  void end_list() {
+    auto list = Literal<T>::list(std::move(open.back().items), open.back().offset);
+    open.pop_back();
+    (open.empty() ? root : open.back().items).push_back(std::move(list));
+  }
+  void value(const Token& t) {
+    auto leaf = Literal<T>::leaf(token_value<T>(t), t.offset);
+    (open.empty() ? root : open.back().items).push_back(std::move(leaf));
+  }
+};
+
+// The first value of each kind and where it is, for infer_kind.
+struct KindSink {
+  std::optional<Token> first[5];
+  void begin_list(std::size_t) {}
+  void end_list() {}
+  void value(const Token& t) {
+    auto& slot = first[static_cast<int>(t.kind)];
+    if (!slot) slot = t;
+  }
+};
 
 }  // namespace detail
 
@@ -419,36 +495,59 @@ inline void collect_kinds(const Token& t, bool (&seen)[5]) {
 /// any whitespace. Throws ragged::parse_error with the offset and what was expected.
 template <class T>
 Literal<T> parse_literal(std::string_view text) {
-  return detail::to_literal<T>(detail::Parser(text).parse_all());
+  detail::TreeSink<T> sink;
+  detail::Parser(text).parse_all(sink);
+  return std::move(sink.root.front());
 }
 
 /// tf.ragged.constant from text: `ragged::parse<int>("[[1, 2, 3], [4], [5, 6]]")`.
-/// Always a RaggedTensor (ragged_rank defaults to the nesting depth - 1).
+/// Always a RaggedTensor (ragged_rank defaults to the nesting depth - 1; an
+/// explicit one must be in [0, depth)). Reads in one pass into the values and
+/// row lengths, checking shapes before the result is built: peak memory is the
+/// result plus one length per list, whatever the text.
 template <class T, RowIndex Index = std::int64_t>
-RaggedTensor<T, Index> parse(std::string_view text, std::int64_t ragged_rank = -1) {
-  return constant<T, Index>(parse_literal<T>(text), ragged_rank);
+RaggedTensor<T, Index> parse(std::string_view text,
+                             std::optional<std::int64_t> ragged_rank = std::nullopt) {
+  detail::LiteralBuilder<T> b;
+  detail::BuilderSink<T> sink{b};
+  detail::Parser(text).parse_all(sink);
+  return detail::build_ragged<T, Index>(b, ragged_rank);
 }
 
 /// A dense Tensor from a uniform literal: `ragged::parse_tensor<int>("[[1, 2], [3, 4]]")`.
 template <class T>
 Tensor<T> parse_tensor(std::string_view text) {
-  return tensor<T>(parse_literal<T>(text));
+  detail::LiteralBuilder<T> b;
+  detail::BuilderSink<T> sink{b};
+  detail::Parser(text).parse_all(sink);
+  return detail::build_tensor(b);
 }
 
 /// The element type a literal needs: boolean, integer, floating (integers mixed
 /// with floats), string, or none when it holds no values. Mixing strings or
-/// booleans with anything else throws parse_error. Used to infer types of
-/// literals given at run time, as the ragged_mask tool does.
+/// booleans with anything else throws parse_error naming the first value of
+/// each kind and its offset. Used to infer types of literals given at run
+/// time, as the ragged_mask tool does.
 inline ValueKind infer_kind(std::string_view text) {
-  const auto root = detail::Parser(text).parse_all();
-  bool seen[5] = {};
-  detail::collect_kinds(root, seen);
-  const bool b = seen[1], i = seen[2], f = seen[3], s = seen[4];
-  if (s && (b || i || f)) throw parse_error("a literal mixes strings with other values", 0);
-  if (b && (i || f)) throw parse_error("a literal mixes True/False with numbers", 0);
+  detail::KindSink sink;
+  detail::Parser(text).parse_all(sink);
+  const auto& f = sink.first;
+  const auto& b = f[1];
+  const auto& i = f[2];
+  const auto& x = f[3];
+  const auto& s = f[4];
+  const auto clash = [](const char* what, const detail::Token& a, const detail::Token& c) {
+    const auto& later = a.offset > c.offset ? a : c;
+    throw parse_error(
+        detail::cat("a literal mixes ", what, ": ", detail::excerpt(a.text), " at offset ",
+                    a.offset, " and ", detail::excerpt(c.text), " at offset ", c.offset),
+        later.offset);
+  };
+  if (s && (b || i || x)) clash("strings with other values", *s, b ? *b : i ? *i : *x);
+  if (b && (i || x)) clash("True/False with numbers", *b, i ? *i : *x);
   if (s) return ValueKind::string;
   if (b) return ValueKind::boolean;
-  if (f) return ValueKind::floating;
+  if (x) return ValueKind::floating;
   if (i) return ValueKind::integer;
   return ValueKind::none;
 }
