@@ -141,4 +141,185 @@ Failure dense_case(Choices& c, int density) {
   }
 }
 
+// ---- Size classes that reach every path of the kernel -------------------------------------
+// The cases above are small (rows of 0 to 4 entries): they never reach the
+// 64-entry SIMD blocks, the 8 KiB chunks, the streaming threshold (16 MiB) or
+// the parallel path. These build flat data directly, with rows of up to
+// thousands of entries, totals past the streaming threshold, inner dims wide
+// enough for run copies, Parallel on sizes that split, int32 and int64 splits,
+// raw mask bytes (2, 0x80, 0xff mean true) and outputs that alias the input,
+// and check them against plain loops.
+
+// Mask bytes of one of several densities or patterns, with raw nonzero bytes sometimes.
+inline ragged::Tensor<bool> large_mask(Choices& c, std::int64_t n, std::vector<char>& truth) {
+  const int pattern = c.pick(0, 6);
+  const bool raw = c.chance(30);
+  truth.assign(static_cast<std::size_t>(n), 0);
+  auto mask = ragged::Tensor<bool>::for_overwrite(ragged::Shape{n});
+  auto* bytes = reinterpret_cast<unsigned char*>(mask.data());
+  constexpr unsigned char truthy[] = {1, 2, 0x7f, 0x80, 0xff};
+  bool run_value = c.chance(50);
+  std::int64_t run_left = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    bool v = false;
+    switch (pattern) {
+      case 0:
+        v = false;
+        break;
+      case 1:
+        v = true;
+        break;
+      case 2:
+        v = c.chance(50);
+        break;
+      case 3:
+        v = c.chance(3);
+        break;
+      case 4:
+        v = c.chance(97);
+        break;
+      default:  // clustered runs of 1..1024
+        if (run_left == 0) {
+          run_value = !run_value;
+          run_left = c.pick(1, 1024);
+        }
+        --run_left;
+        v = run_value;
+    }
+    truth[static_cast<std::size_t>(i)] = v;
+    bytes[i] = v ? (raw ? truthy[c.pick(0, 4)] : 1) : 0;
+  }
+  return mask;
+}
+
+// A length in one of the size classes: tiny, around a block, thousands, or
+// past the streaming threshold.
+inline std::int64_t large_size(Choices& c) {
+  switch (c.pick(0, 9)) {
+    case 0:
+      return c.pick(0, 130);
+    case 1:
+    case 2:
+    case 3:
+      return c.pick(1000, 20000);
+    case 4:
+    case 5:
+      return (std::int64_t{1} << 17) + c.pick(0, 200);  // splits for 2 threads
+    case 6:
+      return c.pick(100000, 400000);
+    default:
+      return (std::int64_t{5} << 20) + c.pick(0, 130);  // 20 MiB of int32: streamed
+  }
+}
+
+// tf.boolean_mask(values, mask, 0) on [n, inner] int32 (sometimes [outer, n,
+// inner] at axis 1), with threads, into a reused or aliased output.
+inline Failure large_dense_case(Choices& c) {
+  std::int64_t n = large_size(c);
+  const std::int64_t inner = c.chance(60) ? 1 : c.pick(2, 40);
+  const std::int64_t outer = c.chance(20) ? c.pick(2, 3) : 1;
+  n = std::min<std::int64_t>(n, (std::int64_t{6} << 20) / inner / outer);
+  std::vector<char> truth;
+  const auto mask = large_mask(c, n, truth);
+  auto values = ragged::Tensor<std::int32_t>::for_overwrite(
+      outer == 1 ? ragged::Shape{n, inner} : ragged::Shape{outer, n, inner});
+  for (std::int64_t i = 0; i < values.size(); ++i) values.data()[i] = static_cast<std::int32_t>(i);
+  std::vector<std::int32_t> want;
+  std::int64_t kept = 0;
+  for (std::int64_t i = 0; i < n; ++i) kept += truth[static_cast<std::size_t>(i)];
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < n; ++i)
+      if (truth[static_cast<std::size_t>(i)])
+        for (std::int64_t j = 0; j < inner; ++j)
+          want.push_back(static_cast<std::int32_t>((o * n + i) * inner + j));
+  const int threads = c.pick(1, 3);
+  const bool alias = c.chance(25);
+  std::ostringstream what;
+  what << "dense n " << n << ", inner " << inner << ", outer " << outer << ", kept " << kept
+       << ", threads " << threads << (alias ? ", out = data" : "") << ": ";
+  ragged::Tensor<std::int32_t> out;
+  if (alias) {
+    out = values;
+    ragged::boolean_mask(out, mask, outer == 1 ? 0 : 1, out, ragged::kernel::Parallel{threads});
+  } else {
+    ragged::boolean_mask(values, mask, outer == 1 ? 0 : 1, out, ragged::kernel::Parallel{threads});
+  }
+  const auto want_shape =
+      outer == 1 ? ragged::Shape{kept, inner} : ragged::Shape{outer, kept, inner};
+  if (!(out.shape() == want_shape)) return what.str() + "shape " + ragged::to_string(out.shape());
+  if (!std::equal(want.begin(), want.end(), out.data()))
+    return what.str() + "values differ from the reference";
+  return {};
+}
+
+// tf.ragged.boolean_mask on int32 values in rows of up to thousands: a ragged
+// mask (elements), or a 1-D mask (row selection), in int32 or int64 splits,
+// sometimes with a uniform inner dim and sometimes with out = data.
+template <class Index>
+Failure large_ragged_case(Choices& c) {
+  const auto total_goal = large_size(c);
+  const std::int64_t inner = c.chance(70) ? 1 : c.pick(2, 20);
+  const std::int64_t longest = c.chance(50) ? c.pick(1, 200) : c.pick(1000, 5000);
+  std::vector<Index> splits{0};
+  // Bounded by a row count too: a fuzzer's exhausted bytes pick only empty rows.
+  const auto goal = total_goal / inner;
+  for (std::int64_t r = 0; splits.back() < goal && r <= goal; ++r)
+    splits.push_back(static_cast<Index>(splits.back() + c.pick(0, static_cast<int>(longest))));
+  const std::int64_t nvalues = splits.back();
+  const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
+  auto flat = ragged::Tensor<std::int32_t>::for_overwrite(ragged::Shape{nvalues, inner});
+  for (std::int64_t i = 0; i < flat.size(); ++i) flat.data()[i] = static_cast<std::int32_t>(i);
+  using RT = ragged::RaggedTensor<std::int32_t, Index>;
+  auto data = RT::from_row_splits(std::move(flat), splits);
+  const bool rows = c.chance(35);
+  const bool alias = c.chance(25);
+  std::vector<char> truth;
+  std::vector<std::int32_t> want;
+  std::vector<std::int64_t> want_splits{0};
+  RT out;
+  if (alias) out = data;
+  RT& result = out;
+  const RT& input = alias ? out : data;
+  if (rows) {
+    const auto mask = large_mask(c, nrows, truth);
+    for (std::int64_t r = 0; r < nrows; ++r)
+      if (truth[static_cast<std::size_t>(r)]) {
+        for (auto v = std::int64_t{splits[static_cast<std::size_t>(r)]} * inner;
+             v < std::int64_t{splits[static_cast<std::size_t>(r) + 1]} * inner; ++v)
+          want.push_back(static_cast<std::int32_t>(v));
+        want_splits.push_back(want_splits.back() + splits[static_cast<std::size_t>(r) + 1] -
+                              splits[static_cast<std::size_t>(r)]);
+      }
+    ragged::boolean_mask(input, mask, result);
+  } else {
+    auto mask_values = large_mask(c, nvalues, truth);
+    const auto mask = ragged::RaggedTensor<bool, Index>::from_row_splits(mask_values, splits);
+    for (std::int64_t r = 0; r < nrows; ++r) {
+      std::int64_t kept = 0;
+      for (auto v = std::int64_t{splits[static_cast<std::size_t>(r)]};
+           v < splits[static_cast<std::size_t>(r) + 1]; ++v)
+        if (truth[static_cast<std::size_t>(v)]) {
+          ++kept;
+          for (std::int64_t j = 0; j < inner; ++j)
+            want.push_back(static_cast<std::int32_t>(v * inner + j));
+        }
+      want_splits.push_back(want_splits.back() + kept);
+    }
+    ragged::boolean_mask(input, mask, result);
+  }
+  std::ostringstream what;
+  what << "ragged " << (rows ? "row selection" : "ragged mask") << ", int" << sizeof(Index) * 8
+       << " splits, " << nrows << " rows of up to " << longest << ", " << nvalues
+       << " values of inner " << inner << (alias ? ", out = data" : "") << ": ";
+  if (result.ragged_rank() != 1) return what.str() + "ragged_rank";
+  const auto got_splits = result.row_splits().values();
+  if (!std::equal(want_splits.begin(), want_splits.end(), got_splits.begin(), got_splits.end()))
+    return what.str() + "row splits differ from the reference";
+  const auto& fv = result.flat_values();
+  if (fv.size() != static_cast<std::int64_t>(want.size()) ||
+      !std::equal(want.begin(), want.end(), fv.data()))
+    return what.str() + "values differ from the reference";
+  return {};
+}
+
 }  // namespace reference

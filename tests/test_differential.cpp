@@ -36,3 +36,18 @@ TEMPLATE_TEST_CASE("tf.boolean_mask agrees with the reference on random cases", 
                    std::string) {
   run_cases(4242, 2000, reference::dense_case<TestType>);
 }
+
+TEST_CASE("large cases reach every path of the kernel: blocks, chunks, streaming, threads") {
+  int failures = 0;
+  reference::Choices c(20261201);
+  for (int i = 0; i < 60 && failures < 3; ++i) {
+    const auto failure = i % 3 == 0   ? reference::large_dense_case(c)
+                         : i % 3 == 1 ? reference::large_ragged_case<std::int32_t>(c)
+                                      : reference::large_ragged_case<std::int64_t>(c);
+    if (!failure.empty()) {
+      ++failures;
+      FAIL_CHECK(failure);
+    }
+  }
+  CHECK(failures == 0);
+}

@@ -100,7 +100,7 @@ TEST_CASE("one depth limit for every path into a literal") {
   CHECK(deep.height() == 256);
   CHECK(ragged::constant<int>(deep).rank() == 256);
   // Text: 256 levels parse, 257 do not.
-  const auto nested = [](int n) { return std::string(n, '[') + "1" + std::string(n, ']'); };
+  const auto nested = [](std::size_t n) { return std::string(n, '[') + "1" + std::string(n, ']'); };
   CHECK(ragged::parse<int>(nested(256)).rank() == 256);
   check_throws<ragged::parse_error>([&] { (void)ragged::parse<int>(nested(257)); },
                                     {"at most 256 levels of nesting"});

@@ -1,6 +1,8 @@
 // Fuzz target: bytes decide a random data/mask pair (ranks, ragged dims, uniform
 // inner dims, lengths, densities, sometimes mismatched); both operations are
-// checked against the reference implementation and the invariants.
+// checked against the reference implementation and the invariants. The large
+// cases add long rows, streamed sizes, Parallel, int32 splits, raw mask bytes
+// and outputs that alias the input.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   reference::Choices c(data + 2, size - 2);
   const int density = data[1] % 101;
   reference::Failure failure;
-  switch (data[0] % 4) {
+  switch (data[0] % 7) {
     case 0:
       failure = reference::ragged_case<std::int32_t>(c, density);
       break;
@@ -23,8 +25,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2:
       failure = reference::dense_case<std::int8_t>(c, density);
       break;
-    default:
+    case 3:
       failure = reference::dense_case<double>(c, density);
+      break;
+    case 4:
+      failure = reference::large_dense_case(c);
+      break;
+    case 5:
+      failure = reference::large_ragged_case<std::int32_t>(c);
+      break;
+    default:
+      failure = reference::large_ragged_case<std::int64_t>(c);
       break;
   }
   if (!failure.empty()) {
