@@ -373,6 +373,28 @@ TEST_CASE("size arithmetic never overflows: huge dims, huge axes, huge nrows") {
         },
         {"does not fit in int64"});
   }
+  SECTION("empty tensors whose leading dims count INT64_MAX rows (found by fuzzing)") {
+    const auto rows = Tensor<int>::for_overwrite(Shape{max64, 3, 0});
+    const auto out = ragged::boolean_mask(rows, ragged::tensor<bool>({T, F, T}), 1);
+    CHECK(out.shape() == Shape{max64, 2, 0});
+    check_throws<ragged::shape_error>(
+        [] {
+          (void)RaggedTensor<int>::from_tensor(Tensor<int>::for_overwrite(Shape{3, max64, 0}));
+        },
+        {"does not fit in int64"});
+    const auto tall = Tensor<int>::for_overwrite(Shape{max64, 0});
+    check_throws<ragged::shape_error>(
+        [&] {
+          (void)ragged::boolean_mask(tall, Tensor<bool>::for_overwrite(Shape{max64, 0}));
+        },
+        {"the row splits of 9223372036854775807 rows", "does not fit in int64"});
+    // Unvalidated int32 splits far apart: bounding_shape validates first.
+    const auto wide = RaggedTensor<int, std::int32_t>::from_row_splits(
+        Tensor<int>::for_overwrite(Shape{0}), {0, std::numeric_limits<std::int32_t>::min(), 0},
+        false);
+    CHECK_THROWS_AS(wide.bounding_shape(), ragged::shape_error);
+    CHECK_THROWS_AS(wide.row_lengths(), ragged::shape_error);
+  }
   SECTION("from_value_rowids and from_uniform_row_length with nrows at INT64_MAX") {
     const auto none = Tensor<int>::for_overwrite(Shape{0});
     check_throws<ragged::shape_error>(

@@ -126,11 +126,13 @@ void check_conformance(const View<T, I>& data, const View<M, J>& mask, std::int6
   }
 }
 
-// Reuses `out`'s buffer when it has room.
+// Level l of the result's splits, room for the splits of `nrows` rows, reusing
+// `out`'s buffer when it has room. (nrows + 1 is checked: the uniform dims of
+// an empty tensor may count INT64_MAX rows.)
 template <class Index>
-Tensor<Index>& reuse(std::vector<Tensor<Index>>& splits, std::size_t l, std::int64_t n) {
+Tensor<Index>& reuse(std::vector<Tensor<Index>>& splits, std::size_t l, std::int64_t nrows) {
   if (splits.size() <= l) splits.resize(l + 1);
-  splits[l].reset_for_overwrite(Shape{n});
+  splits[l].reset_for_overwrite(Shape{checked_add(nrows, 1, "the row splits of ", nrows, " rows")});
   return splits[l];
 }
 
@@ -154,7 +156,7 @@ void select_rows(const View<T, Index>& data, std::size_t first, const bool* mask
   std::span<const Index> bounds;  // level l's rows under each row of dim `first`, for l > first
   for (std::size_t l = first; l < data.levels.size(); ++l) {
     const auto* splits = data.levels[l].splits;
-    auto& s = reuse(out_splits, l, data.levels[l].nrows + 1);  // room for every row; trimmed below
+    auto& s = reuse(out_splits, l, data.levels[l].nrows);  // room for every row; trimmed below
     auto* sp = s.data();
     const auto kept = l == first ? kernel::compact(splits + 1, mask, nrows, sp + 1)
                                  : kernel::compact(splits + 1, mask, bounds, sp + 1);
@@ -203,7 +205,7 @@ void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::in
   // Dims above the mask's last: unchanged.
   for (std::size_t l = 0; l + 1 < sel; ++l) {
     const auto& level = data.levels[l];
-    auto& s = reuse(out_splits, l, level.nrows + 1);
+    auto& s = reuse(out_splits, l, level.nrows);
     for (std::int64_t r = 0; r <= level.nrows; ++r) s.data()[r] = static_cast<I>(level.bound(r));
   }
   const auto n = rows_at(data, sel);
@@ -211,7 +213,7 @@ void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::in
     // The mask's last ragged dim: prefix sums of the kept counts per row.
     if (sel >= 1) {
       const auto& level = mask.levels[sel - 1];
-      auto* sp = reuse(out_splits, sel - 1, level.nrows + 1).data();
+      auto* sp = reuse(out_splits, sel - 1, level.nrows).data();
       sp[0] = 0;
       for (std::int64_t r = 0; r < level.nrows; ++r)
         sp[r + 1] = static_cast<I>(sp[r] + kernel::count(mask.values + level.bound(r),
@@ -233,7 +235,7 @@ void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::in
     // The mask's last ragged dim: its row splits are where the kernel reports
     // its running count, which makes the result's splits in the same pass.
     const auto& level = mask.levels[sel - 1];
-    auto& s = reuse(out_splits, sel - 1, level.nrows + 1);
+    auto& s = reuse(out_splits, sel - 1, level.nrows);
     kept = kernel::compact(data.values, mask.values, n, out_flat.data(), inner,
                            kernel::Boundaries<J>{level.splits, level.uniform, level.nrows + 1},
                            s.data());
@@ -438,6 +440,13 @@ Tensor<T>& boolean_mask(const Tensor<T>& tensor, const Tensor<bool>& mask, std::
     std::vector<std::int64_t> dims(shape.begin(), shape.begin() + a);
     dims.push_back(0);
     dims.insert(dims.end(), shape.begin() + a + k, shape.end());
+    if (tensor.size() == 0) {
+      // Nothing to move: the result's shape is all there is (and `outer` may
+      // count INT64_MAX empty rows, as in (INT64_MAX, 3, 0)).
+      dims[detail::to_size(a)] = kernel::count(mask.data(), m);
+      result.reset_for_overwrite(Shape(std::move(dims)));
+      return;
+    }
     if (outer == 1 && detail::bytewise<T>) {
       // One compaction: room for every row and no counting pass (pages that are
       // never written are never touched), then the size it kept.

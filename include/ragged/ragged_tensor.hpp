@@ -81,9 +81,22 @@ template <class Index>
   return Tensor<Index>(Shape{n}, std::move(b));
 }
 
+// The product of dims [first, last) as a count of rows, which must fit int64
+// even for an empty tensor (Shape::num_elements reports 0 there instead).
+[[nodiscard]] inline std::int64_t rows_in(const Shape& shape, std::int64_t first,
+                                          std::int64_t last) {
+  std::int64_t n = 1;
+  for (auto d = first; d < last; ++d)
+    n = checked_mul(n, shape[d], "the rows in dims [", first, ", ", last, ") of shape ",
+                    to_string(shape));
+  return n;
+}
+
 // Splits [0, len, 2 len, ..., nrows len].
 template <class Index>
 [[nodiscard]] Tensor<Index> uniform_splits(std::int64_t nrows, std::int64_t len) {
+  (void)checked_mul(nrows, len, "the values below ", nrows, " rows of ",
+                    len);  // bounds every i * len
   Buffer<Index> b(to_size(checked_add(nrows, 1, "the row splits of nrows = ", nrows)),
                   for_overwrite);
   for (std::int64_t i = 0; i <= nrows; ++i) b[to_size(i)] = static_cast<Index>(i * len);
@@ -340,17 +353,18 @@ class RaggedTensor {
                                 " needs ragged_rank >= 1, but ragged_rank is 0");
     const auto& shape = tensor.shape();
     for (std::int64_t d = 0; d <= ragged_rank; ++d)
-      detail::check_fits<Index>(shape.num_elements(0, d + 1), "the dimension product");
+      detail::check_fits<Index>(detail::rows_in(shape, 0, d + 1), "the dimension product");
     std::vector<Tensor<Index>> splits;
     for (std::int64_t l = 0; l < ragged_rank; ++l)
-      splits.push_back(detail::uniform_splits<Index>(shape.num_elements(0, l + 1), shape[l + 1]));
-    std::vector<std::int64_t> flat_dims{shape.num_elements(0, ragged_rank + 1)};
+      splits.push_back(
+          detail::uniform_splits<Index>(detail::rows_in(shape, 0, l + 1), shape[l + 1]));
+    std::vector<std::int64_t> flat_dims{detail::rows_in(shape, 0, ragged_rank + 1)};
     for (std::int64_t d = ragged_rank + 1; d < tensor.rank(); ++d) flat_dims.push_back(shape[d]);
     if (ragged_rank == 0 || (!lengths && !padding))
       return RaggedTensor(tensor.reshaped(Shape(std::move(flat_dims))), std::move(splits));
 
     // Keep the first len[r] slabs of each innermost row: one compaction of slabs.
-    const auto rows = shape.num_elements(0, ragged_rank);
+    const auto rows = detail::rows_in(shape, 0, ragged_rank);
     const auto width = shape[ragged_rank];
     const auto inner = shape.num_elements(ragged_rank + 1, tensor.rank());
     std::vector<std::int64_t> len(detail::to_size(rows), width);
@@ -434,6 +448,7 @@ class RaggedTensor {
   /// tf: row_lengths(): the length of each row.
   [[nodiscard]] Tensor<Index> row_lengths() const {
     require_ragged("row_lengths");
+    validate();
     const auto s = splits_.front().values();
     detail::Buffer<Index> b(s.size() - 1, detail::for_overwrite);
     for (std::size_t i = 0; i + 1 < s.size(); ++i) b[i] = static_cast<Index>(s[i + 1] - s[i]);
@@ -464,12 +479,13 @@ class RaggedTensor {
 
   /// tf: bounding_shape(): the smallest dense shape that holds every row.
   [[nodiscard]] Shape bounding_shape() const {
+    validate();
     std::vector<std::int64_t> dims{nrows()};
     for (const auto& s : splits_) {
       std::int64_t longest = 0;
       const auto v = s.values();
       for (std::size_t i = 0; i + 1 < v.size(); ++i)
-        longest = std::max<std::int64_t>(longest, v[i + 1] - v[i]);
+        longest = std::max(longest, std::int64_t{v[i + 1]} - v[i]);
       dims.push_back(longest);
     }
     for (std::int64_t d = 1; d < flat_values_.rank(); ++d) dims.push_back(flat_values_.dim(d));

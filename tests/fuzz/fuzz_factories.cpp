@@ -80,6 +80,7 @@ void huge_dims(const std::uint8_t* p, const std::uint8_t* end) {
     if (shape.num_elements() > 4096) return;
     const auto t = ragged::Tensor<int>::filled(shape, 1);
     const ragged::Shape mshape{std::vector<std::int64_t>(dims.begin(), dims.begin() + k)};
+    if (mshape.num_elements() > 4096) return;
     const auto m = ragged::Tensor<bool>::filled(mshape, true);
     const auto dense = ragged::boolean_mask(t, m, 0);
     if (dense.dim(0) != m.size()) fail("dense boolean_mask lost entries");
