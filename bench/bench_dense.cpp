@@ -17,9 +17,9 @@ void dense_masked_reused(benchmark::State& state, ragged::Shape shape, ragged::S
   const auto mask =
       bench::make_mask(mask_shape.num_elements(), 500).reshaped(std::move(mask_shape));
   ragged::Tensor<T> out;
-  ragged::boolean_mask(values, mask, 0, out);  // untimed: allocates `out`
+  ragged::boolean_mask_to(out, values, mask, 0);  // untimed: allocates `out`
   for (auto _ : state) {
-    ragged::boolean_mask(values, mask, 0, out);
+    ragged::boolean_mask_to(out, values, mask, 0);
     benchmark::DoNotOptimize(out.data());
   }
   bench::set_counters(state, n, n * static_cast<std::int64_t>(sizeof(T)));
@@ -49,9 +49,9 @@ void dense_reused_parallel(benchmark::State& state) {
   const auto mask = bench::make_mask(n, 500);
   ragged::Tensor<std::int32_t> out;
   const ragged::kernel::Parallel parallel{static_cast<int>(state.range(1))};
-  ragged::boolean_mask(values, mask, 0, out, parallel);  // untimed: allocates `out`
+  ragged::boolean_mask_to(out, values, mask, 0, parallel);  // untimed: allocates `out`
   for (auto _ : state) {
-    ragged::boolean_mask(values, mask, 0, out, parallel);
+    ragged::boolean_mask_to(out, values, mask, 0, parallel);
     benchmark::DoNotOptimize(out.data());
   }
   bench::set_counters(state, n, n * 4);

@@ -35,9 +35,9 @@ RaggedInputs& inputs() {
 void ragged_reused(benchmark::State& state) {
   auto& in = inputs();
   ragged::RaggedTensor<std::int32_t> out;
-  ragged::boolean_mask(in.data, in.mask, out);  // untimed: allocates `out`
+  ragged::boolean_mask_to(out, in.data, in.mask);  // untimed: allocates `out`
   for (auto _ : state) {
-    ragged::boolean_mask(in.data, in.mask, out);
+    ragged::boolean_mask_to(out, in.data, in.mask);
     benchmark::DoNotOptimize(out.flat_values().data());
   }
   bench::set_counters(state, in.nvalues, in.nvalues * 4);
@@ -80,9 +80,9 @@ void ragged_rows(benchmark::State& state) {
   auto& in = inputs();
   const auto mask = bench::make_mask(rows, 500);
   ragged::RaggedTensor<std::int32_t> out;
-  ragged::boolean_mask(in.data, mask, out);  // untimed: allocates `out`
+  ragged::boolean_mask_to(out, in.data, mask);  // untimed: allocates `out`
   for (auto _ : state) {
-    ragged::boolean_mask(in.data, mask, out);
+    ragged::boolean_mask_to(out, in.data, mask);
     benchmark::DoNotOptimize(out.flat_values().data());
   }
   bench::set_counters(state, in.nvalues, in.nvalues * 4);
@@ -116,9 +116,9 @@ void dense_to_ragged(benchmark::State& state) {
   const auto values = bench::make_values<std::int32_t>(ragged::Shape{n, n});
   const auto mask = bench::make_mask(n * n, 500).reshaped(ragged::Shape{n, n});
   ragged::RaggedTensor<std::int32_t> out;
-  ragged::boolean_mask(values, mask, out);  // untimed: allocates `out`
+  ragged::boolean_mask_to(out, values, mask);  // untimed: allocates `out`
   for (auto _ : state) {
-    ragged::boolean_mask(values, mask, out);
+    ragged::boolean_mask_to(out, values, mask);
     benchmark::DoNotOptimize(out.flat_values().data());
   }
   bench::set_counters(state, n * n, n * n * 4);

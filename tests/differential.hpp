@@ -97,7 +97,30 @@ Failure ragged_case(Choices& c, int density) {
       return what.str() + "got " + ragged::to_string(out) + ", expected " + to_string(*expected);
     const auto broken = check_invariants(out, rank, std::max(data_rr, k - 1),
                                          rows_at_depth(out, k - 1), count_true(mask));
-    return broken.empty() ? Failure{} : what.str() + broken;
+    if (!broken.empty()) return what.str() + broken;
+    // The same through views of caller memory: dense data as a TensorView,
+    // ragged data and masks embedded as Arrow-style slices (splits above 0,
+    // unused values before and after).
+    const int head = c.pick(0, 3), tail = c.pick(0, 3);
+    const auto mask_view = [&](const auto& d) {
+      if (dense_mask) {
+        const auto m = to_dense(mask, mask_dims);
+        return ragged::boolean_mask(d, ragged::TensorView<const bool>(m));
+      }
+      const Embedded<bool, std::int64_t> m(to_ragged(mask, mask_rr, mask_dims), tail, head);
+      return ragged::boolean_mask(d, m.view());
+    };
+    std::string via_views;
+    if (dense_data) {
+      const auto d = to_dense(data, dims);
+      via_views = ragged::to_string(mask_view(ragged::TensorView<const T>(d)));
+    } else {
+      const Embedded<T, std::int64_t> d(to_ragged(data, data_rr, dims), head, tail);
+      via_views = ragged::to_string(mask_view(d.view()));
+    }
+    if (via_views != ragged::to_string(out))
+      return what.str() + "through views got " + via_views + ", owning " + ragged::to_string(out);
+    return {};
   } catch (const ragged::shape_error& e) {
     return expected ? what.str() + "rejected: " + e.what() : Failure{};
   }
@@ -240,9 +263,10 @@ inline Failure large_dense_case(Choices& c) {
   ragged::Tensor<std::int32_t> out;
   if (alias) {
     out = values;
-    ragged::boolean_mask(out, mask, outer == 1 ? 0 : 1, out, ragged::kernel::Parallel{threads});
+    ragged::boolean_mask_to(out, out, mask, outer == 1 ? 0 : 1, ragged::kernel::Parallel{threads});
   } else {
-    ragged::boolean_mask(values, mask, outer == 1 ? 0 : 1, out, ragged::kernel::Parallel{threads});
+    ragged::boolean_mask_to(out, values, mask, outer == 1 ? 0 : 1,
+                            ragged::kernel::Parallel{threads});
   }
   const auto want_shape =
       outer == 1 ? ragged::Shape{kept, inner} : ragged::Shape{outer, kept, inner};
@@ -290,7 +314,7 @@ Failure large_ragged_case(Choices& c) {
         want_splits.push_back(want_splits.back() + splits[static_cast<std::size_t>(r) + 1] -
                               splits[static_cast<std::size_t>(r)]);
       }
-    ragged::boolean_mask(input, mask, result);
+    ragged::boolean_mask_to(result, input, mask);
   } else {
     auto mask_values = large_mask(c, nvalues, truth);
     const auto mask = ragged::RaggedTensor<bool, Index>::from_row_splits(mask_values, splits);
@@ -305,7 +329,7 @@ Failure large_ragged_case(Choices& c) {
         }
       want_splits.push_back(want_splits.back() + kept);
     }
-    ragged::boolean_mask(input, mask, result);
+    ragged::boolean_mask_to(result, input, mask);
   }
   std::ostringstream what;
   what << "ragged " << (rows ? "row selection" : "ragged mask") << ", int" << sizeof(Index) * 8

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -135,5 +137,55 @@ ragged::Literal<T> to_literal(const Node<T>& n) {
   for (const auto& item : n.items) items.push_back(to_literal(item));
   return ragged::Literal<T>::list(std::move(items));
 }
+
+// A RaggedTensor copied into caller-style storage and seen through a
+// RaggedTensorView the way an Arrow slice is: every level's splits start
+// above 0 (unused rows before and after each level, unused values before and
+// after the flat values), so the view must follow absolute splits.
+template <class T, class I>
+class Embedded {
+ public:
+  Embedded(const ragged::RaggedTensor<T, I>& rt, int head, int tail) {
+    const auto& flat = rt.flat_values();
+    const auto inner = flat.shape().num_elements(1, flat.rank());
+    const auto rows = flat.dim(0);
+    const auto total = static_cast<std::size_t>((rows + head + tail) * inner);
+    values_ = std::make_unique<T[]>(total + 1);
+    for (std::int64_t i = 0; i < rows * inner; ++i)
+      values_[static_cast<std::size_t>(head * inner + i)] = flat.data()[i];
+    std::vector<std::int64_t> dims(flat.shape().begin(), flat.shape().end());
+    dims[0] = rows + head + tail;
+    const auto& nested = rt.nested_row_splits();
+    splits_.resize(nested.size());
+    // Level l's splits point at rows of level l + 1 (or the values), which
+    // have `head` unused rows before them: shift by head. Each level below the
+    // outermost also gets `head` empty rows before and `tail` after its own.
+    for (std::size_t l = 0; l < nested.size(); ++l) {
+      auto& s = splits_[l];
+      const auto v = nested[l].values();
+      if (l > 0) s.assign(static_cast<std::size_t>(head), static_cast<I>(head));
+      for (const auto x : v) s.push_back(static_cast<I>(x + head));
+      if (l > 0) s.insert(s.end(), static_cast<std::size_t>(tail), s.back());
+    }
+    if (nested.empty()) {
+      // No splits to say which rows are used: the view starts at the values.
+      dims[0] = rows;
+      view_ = ragged::RaggedTensorView<const T, I>::from_nested_row_splits(
+          ragged::TensorView<const T>(values_.get() + head * inner, ragged::Shape(std::move(dims))),
+          {});
+      return;
+    }
+    // The view gets the whole arrays; the levels reach only the used parts.
+    const std::vector<std::span<const I>> spans(splits_.begin(), splits_.end());
+    view_ = ragged::RaggedTensorView<const T, I>::from_nested_row_splits(
+        ragged::TensorView<const T>(values_.get(), ragged::Shape(std::move(dims))), spans);
+  }
+  [[nodiscard]] const ragged::RaggedTensorView<const T, I>& view() const { return view_; }
+
+ private:
+  std::unique_ptr<T[]> values_;
+  std::vector<std::vector<I>> splits_;
+  ragged::RaggedTensorView<const T, I> view_;
+};
 
 }  // namespace reference

@@ -244,20 +244,20 @@ TEST_CASE("dense boolean_mask with an axis, negative axes, and errors") {
 TEST_CASE("writing into a reused result keeps its buffers") {
   const auto data = ragged::tensor<int>({1, 2, 3, 4, 5, 6, 7, 8});
   Tensor<int> out;
-  ragged::boolean_mask(data, ragged::tensor<bool>({T, T, T, T, T, T, T, F}), 0, out);
+  ragged::boolean_mask_to(out, data, ragged::tensor<bool>({T, T, T, T, T, T, T, F}), 0);
   const int* first = out.data();
-  ragged::boolean_mask(data, ragged::tensor<bool>({F, T, F, F, F, F, T, F}), 0, out);
+  ragged::boolean_mask_to(out, data, ragged::tensor<bool>({F, T, F, F, F, F, T, F}), 0);
   CHECK(out == ragged::tensor<int>({2, 7}));
   CHECK(out.data() == first);
   RaggedTensor<int> rout;
   const auto rt = ragged::constant<int>({{1, 2, 3}, {4}, {5, 6}});
-  ragged::boolean_mask(rt, ragged::constant<bool>({{T, T, T}, {T}, {T, F}}), rout);
+  ragged::boolean_mask_to(rout, rt, ragged::constant<bool>({{T, T, T}, {T}, {T, F}}));
   const int* rfirst = rout.flat_values().data();
-  ragged::boolean_mask(rt, ragged::constant<bool>({{F, F, T}, {F}, {T, T}}), rout);
+  ragged::boolean_mask_to(rout, rt, ragged::constant<bool>({{F, F, T}, {F}, {T, T}}));
   CHECK(ragged::to_string(rout) == "[[3], [], [5, 6]]");
   CHECK(rout.flat_values().data() == rfirst);
   // The same result object may change ragged_rank between calls.
-  ragged::boolean_mask(rt, ragged::tensor<bool>({T, F, T}), rout);
+  ragged::boolean_mask_to(rout, rt, ragged::tensor<bool>({T, F, T}));
   CHECK(ragged::to_string(rout) == "[[1, 2, 3], [5, 6]]");
 }
 

@@ -206,13 +206,13 @@ TEST_CASE("when a copy throws, the inputs are unchanged and the output is left e
     copies_left = 1 << 30;
     RaggedTensor<Fragile> out = ragged::constant<Fragile>({{Fragile("x")}});
     copies_left = budget;
-    CHECK_THROWS_AS(ragged::boolean_mask(data, mask, out), std::runtime_error);
+    CHECK_THROWS_AS(ragged::boolean_mask_to(out, data, mask), std::runtime_error);
     CHECK(out.nrows() == 0);  // empty and valid, not half-built
     Tensor<Fragile> dense_out;
     copies_left = budget;
-    CHECK_THROWS_AS(
-        ragged::boolean_mask(flat.reshaped(Shape{10, 20}), m.reshaped(Shape{10, 20}), 0, dense_out),
-        std::runtime_error);
+    CHECK_THROWS_AS(ragged::boolean_mask_to(dense_out, flat.reshaped(Shape{10, 20}),
+                                            m.reshaped(Shape{10, 20}), 0),
+                    std::runtime_error);
     CHECK(dense_out.size() == 0);
     copies_left = 1 << 30;
     CHECK(data == snapshot);
@@ -251,28 +251,28 @@ TEST_CASE("an output that is also an input: boolean_mask(x, m, x) and friends") 
   SECTION("ragged data as out, int and string") {
     auto x = ragged::constant<int>({{1, 2, 3}, {4}, {5, 6}});
     const auto m = ragged::constant<bool>({{T, F, T}, {F}, {T, T}});
-    ragged::boolean_mask(x, m, x);
+    ragged::boolean_mask_to(x, x, m);
     CHECK(ragged::to_string(x) == "[[1, 3], [], [5, 6]]");
     auto s = ragged::constant<std::string>({{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "b"}, {"c"}});
-    ragged::boolean_mask(s, ragged::constant<bool>({{F, T}, {T}}), s);
+    ragged::boolean_mask_to(s, s, ragged::constant<bool>({{F, T}, {T}}));
     CHECK(ragged::to_string(s) == "[[\"b\"], [\"c\"]]");
     auto rows = ragged::constant<std::string>({{"a", "b"}, {}, {"c"}});
-    ragged::boolean_mask(rows, ragged::tensor<bool>({F, T, T}), rows);
+    ragged::boolean_mask_to(rows, rows, ragged::tensor<bool>({F, T, T}));
     CHECK(ragged::to_string(rows) == "[[], [\"c\"]]");
   }
   SECTION("the mask as out") {
     auto m = ragged::constant<bool>({{T, F, T}, {F}, {T, T}});
-    ragged::boolean_mask(m, m, m);
+    ragged::boolean_mask_to(m, m, m);
     CHECK(ragged::to_string(m) == "[[True, True], [], [True, True]]");
     auto dm = ragged::tensor<bool>({{T, F}, {T, T}});
     Tensor<bool> flat_out;
-    ragged::boolean_mask(dm, dm, 0, dm);
+    ragged::boolean_mask_to(dm, dm, dm, 0);
     CHECK(ragged::to_string(dm) == "[True, True, True]");
     (void)flat_out;
   }
   SECTION("dense data as out, with and without threads") {
     auto t = ragged::tensor<int>({{1, 2}, {3, 4}, {5, 6}});
-    ragged::boolean_mask(t, ragged::tensor<bool>({T, F, T}), 0, t);
+    ragged::boolean_mask_to(t, t, ragged::tensor<bool>({T, F, T}), 0);
     CHECK(ragged::to_string(t) == "[[1, 2], [5, 6]]");
     const std::int64_t n = std::int64_t{1} << 18;
     auto big = Tensor<std::int32_t>::for_overwrite(Shape{n});
@@ -282,18 +282,18 @@ TEST_CASE("an output that is also an input: boolean_mask(x, m, x) and friends") 
       mask.data()[i] = i % 3 != 0;
     }
     const auto want = ragged::boolean_mask(big, mask, 0);
-    ragged::boolean_mask(big, mask, 0, big, ragged::kernel::Parallel{2});
+    ragged::boolean_mask_to(big, big, mask, 0, ragged::kernel::Parallel{2});
     CHECK(big == want);
     auto strs = ragged::tensor<std::string>({"a long string that is not stored inline", "b"});
-    ragged::boolean_mask(strs, ragged::tensor<bool>({F, T}), 0, strs);
+    ragged::boolean_mask_to(strs, strs, ragged::tensor<bool>({F, T}), 0);
     CHECK(ragged::to_string(strs) == "[\"b\"]");
   }
   SECTION("an unrelated out keeps its buffers") {
     const auto data = ragged::tensor<int>({1, 2, 3, 4});
     Tensor<int> out;
-    ragged::boolean_mask(data, ragged::tensor<bool>({T, T, T, T}), 0, out);
+    ragged::boolean_mask_to(out, data, ragged::tensor<bool>({T, T, T, T}), 0);
     const int* first = out.data();
-    ragged::boolean_mask(data, ragged::tensor<bool>({T, F, T, F}), 0, out);
+    ragged::boolean_mask_to(out, data, ragged::tensor<bool>({T, F, T, F}), 0);
     CHECK(out.data() == first);
   }
 }
@@ -304,11 +304,11 @@ TEST_CASE("int32 results that would wrap are rejected") {
   // splits and 2^29 + 1 rows, those splits would pass INT32_MAX. The inputs
   // such a case needs are gigabytes, so the operation's core is driven with
   // views of that shape over no memory: the check comes before any read.
-  using ragged::detail::Level;
+  using Partition = ragged::RowPartition<std::int32_t>;
   const std::int32_t rows = (1 << 29) + 1;
   const std::int32_t outer[] = {0, rows};
   ragged::detail::View<std::uint8_t, std::int32_t> data;
-  data.levels = {Level<std::int32_t>{1, 0, outer}, Level<std::int32_t>{rows, 4, nullptr}};
+  data.levels = {Partition::from_row_splits(outer), Partition::from_uniform_row_length(4, rows)};
   data.flat_shape = Shape{std::int64_t{rows} * 4};
   data.shape = {1, std::nullopt, 4};
   ragged::detail::View<bool, std::int32_t> mask;

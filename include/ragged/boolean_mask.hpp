@@ -15,8 +15,10 @@
 #include "error.hpp"
 #include "kernel/compact.hpp"
 #include "ragged_tensor.hpp"
+#include "row_partition.hpp"
 #include "shape.hpp"
 #include "tensor.hpp"
+#include "view.hpp"
 
 namespace ragged::inline v0_1 {
 
@@ -24,30 +26,25 @@ namespace detail {
 
 using kernel::detail::bytewise;
 
-// One dim of a tensor seen as rows of the next dim: uniform (every row has
-// `uniform` items, as a dense dim) or given by explicit row splits. Dense dims
-// stay uniform, so masking dense data never materialises splits it does not output.
-template <class Index>
-struct Level {
-  std::int64_t nrows = 0;
-  std::int64_t uniform = 0;
-  const Index* splits = nullptr;
-
-  [[nodiscard]] std::int64_t bound(std::int64_t r) const noexcept {
-    return splits ? std::int64_t{splits[r]} : r * uniform;
-  }
-  [[nodiscard]] std::int64_t nvalues() const noexcept { return bound(nrows); }
-};
-
 // A tensor seen as `levels` of rows over flat values of `flat_shape`: the
-// first levels.size() dims as levels, whatever their storage.
+// first levels.size() dims as row partitions starting at 0, whatever their
+// storage. Dense dims stay uniform partitions, so masking dense data never
+// materialises splits it does not output. Splits that start above 0 (a view
+// of a slice) are rebased into `rebased`: O(nsplits), and the values are
+// never copied.
 template <class T, class Index>
 struct View {
-  std::vector<Level<Index>> levels;
-  const T* values = nullptr;
-  Shape flat_shape;
-  PartialShape shape;  // the tensor's shape, for messages and prefix checks
+  std::vector<RowPartition<Index>> levels;
+  const T* values = nullptr;  // the first row the levels reach
+  Shape flat_shape;           // the rows the levels reach, and the inner dims
+  PartialShape shape;         // the tensor's shape, for messages and prefix checks
+  std::vector<std::vector<Index>> rebased;
 };
+
+template <class Index>
+[[nodiscard]] const Index* splits_of(const RowPartition<Index>& p) noexcept {
+  return p.is_uniform() ? nullptr : p.row_splits().data();
+}
 
 // Splits a dense flat shape's leading dims into uniform levels until there are `nlevels`.
 template <class T, class Index>
@@ -56,7 +53,7 @@ void add_uniform_levels(View<T, Index>& v, const Shape& flat, std::int64_t nleve
   std::int64_t rows = dims[0];
   std::size_t d = 1;
   while (static_cast<std::int64_t>(v.levels.size()) < nlevels) {
-    v.levels.push_back(Level<Index>{rows, dims[d], nullptr});
+    v.levels.push_back(RowPartition<Index>::from_uniform_row_length(dims[d], rows));
     // Only an empty tensor can get here with a product past int64: (2^62, 2^62, 0).
     rows = checked_mul(rows, dims[d++], "the number of rows in the leading dims of shape ",
                        to_string(flat));
@@ -67,7 +64,7 @@ void add_uniform_levels(View<T, Index>& v, const Shape& flat, std::int64_t nleve
 }
 
 template <class T, class Index>
-View<T, Index> view_of(const Tensor<T>& t, std::int64_t nlevels) {
+View<T, Index> view_of(TensorView<const T> t, std::int64_t nlevels) {
   View<T, Index> v;
   v.values = t.data();
   for (auto d : t.shape()) v.shape.emplace_back(d);
@@ -76,25 +73,45 @@ View<T, Index> view_of(const Tensor<T>& t, std::int64_t nlevels) {
 }
 
 template <class T, class Index>
-View<T, Index> view_of(const RaggedTensor<T, Index>& rt, std::int64_t nlevels) {
-  rt.validate();  // a tensor built with validate = false is checked before it is indexed
+View<T, Index> view_of(const RaggedTensorView<const T, Index>& rt, std::int64_t nlevels) {
   View<T, Index> v;
-  v.values = rt.flat_values().data();
   v.shape = rt.shape();
-  for (const auto& s : rt.nested_row_splits())
-    v.levels.push_back(Level<Index>{s.size() - 1, 0, s.data()});
-  add_uniform_levels(v, rt.flat_values().shape(),
-                     std::max<std::int64_t>(nlevels, rt.ragged_rank()));
+  v.rebased.reserve(rt.partitions().size());  // levels point into it: no reallocation
+  // The rows of the current level the tensor reaches: [first, first + count).
+  std::int64_t first = 0;
+  std::int64_t count = rt.nrows();
+  for (const auto& p : rt.partitions()) {
+    if (p.is_uniform()) {
+      // Ragged row selection follows explicit splits: make them (O(nrows)).
+      const auto len = p.uniform_row_length();
+      check_fits<Index>(checked_mul(count, len, "the values below a uniform partition"),
+                        "the values below a uniform partition");
+      auto& r = v.rebased.emplace_back(to_size(count + 1));
+      for (std::int64_t i = 0; i <= count; ++i) r[to_size(i)] = static_cast<Index>(i * len);
+      v.levels.push_back(RowPartition<Index>::from_row_splits(r, false));
+      first *= len;
+      count *= len;
+      continue;
+    }
+    const auto s = p.row_splits().subspan(to_size(first), to_size(count + 1));
+    const std::int64_t base = s.front();
+    if (base == 0) {
+      v.levels.push_back(RowPartition<Index>::from_row_splits(s, false));
+    } else {
+      auto& r = v.rebased.emplace_back(s.size());
+      for (std::size_t i = 0; i < s.size(); ++i) r[i] = static_cast<Index>(s[i] - base);
+      v.levels.push_back(RowPartition<Index>::from_row_splits(r, false));
+    }
+    first = base;
+    count = std::int64_t{s.back()} - base;
+  }
+  const auto& flat = rt.flat_values().shape();
+  std::vector<std::int64_t> dims(flat.begin(), flat.end());
+  dims[0] = count;
+  const auto inner = flat.num_elements(1, flat.rank());
+  v.values = rt.flat_values().data() + (count == 0 ? 0 : first * inner);
+  add_uniform_levels(v, Shape(std::move(dims)), std::max<std::int64_t>(nlevels, rt.ragged_rank()));
   return v;
-}
-
-template <class T>
-std::int64_t rank_of(const Tensor<T>& t) {
-  return t.rank();
-}
-template <class T, class I>
-std::int64_t rank_of(const RaggedTensor<T, I>& t) {
-  return t.rank();
 }
 
 template <class T, class I, class M, class J>
@@ -116,8 +133,9 @@ void check_conformance(const View<T, I>& data, const View<M, J>& mask, std::int6
   for (std::int64_t l = 0; l + 1 < k; ++l) {
     const auto& ml = mask.levels[to_size(l)];
     const auto& dl = data.levels[to_size(l)];
-    if (!ml.splits && !dl.splits) continue;  // equal uniform dims: checked above
-    for (std::int64_t r = 0; r <= ml.nrows; ++r)
+    if (ml.is_uniform() && dl.is_uniform() && ml.uniform_row_length() == dl.uniform_row_length())
+      continue;
+    for (std::int64_t r = 0; r <= ml.nrows(); ++r)
       if (ml.bound(r) != dl.bound(r))
         throw_shape_error("mask and data must have identical row splits: nested_row_splits[", l,
                           "][", r, "] is ", ml.bound(r), " in the mask but ", dl.bound(r),
@@ -138,7 +156,7 @@ Tensor<Index>& reuse(std::vector<Tensor<Index>>& splits, std::size_t l, std::int
 
 template <class T, class I>
 std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
-  return dim < v.levels.size() ? v.levels[dim].nrows : v.flat_shape[0];
+  return dim < v.levels.size() ? v.levels[dim].nrows() : v.flat_shape[0];
 }
 
 // Row selection: keeps whole rows of dim `first` (where mask[r]) with everything
@@ -150,13 +168,13 @@ std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
 template <class T, class Index>
 void select_rows(const View<T, Index>& data, std::size_t first, const bool* mask,
                  std::vector<Tensor<Index>>& out_splits, Tensor<T>& out_flat) {
-  const auto nrows = data.levels[first].nrows;
+  const auto nrows = data.levels[first].nrows();
   std::vector<Index>
       composed;  // bounds of the kept rows one dim down, once not the splits themselves
   std::span<const Index> bounds;  // level l's rows under each row of dim `first`, for l > first
   for (std::size_t l = first; l < data.levels.size(); ++l) {
-    const auto* splits = data.levels[l].splits;
-    auto& s = reuse(out_splits, l, data.levels[l].nrows);  // room for every row; trimmed below
+    const auto* splits = splits_of(data.levels[l]);
+    auto& s = reuse(out_splits, l, data.levels[l].nrows());  // room for every row; trimmed below
     auto* sp = s.data();
     const auto kept = l == first ? kernel::compact(splits + 1, mask, nrows, sp + 1)
                                  : kernel::compact(splits + 1, mask, bounds, sp + 1);
@@ -205,17 +223,17 @@ void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::in
   // Dims above the mask's last: unchanged.
   for (std::size_t l = 0; l + 1 < sel; ++l) {
     const auto& level = data.levels[l];
-    auto& s = reuse(out_splits, l, level.nrows);
-    for (std::int64_t r = 0; r <= level.nrows; ++r) s.data()[r] = static_cast<I>(level.bound(r));
+    auto& s = reuse(out_splits, l, level.nrows());
+    for (std::int64_t r = 0; r <= level.nrows(); ++r) s.data()[r] = static_cast<I>(level.bound(r));
   }
   const auto n = rows_at(data, sel);
   if (sel < ndata_levels) {
     // The mask's last ragged dim: prefix sums of the kept counts per row.
     if (sel >= 1) {
       const auto& level = mask.levels[sel - 1];
-      auto* sp = reuse(out_splits, sel - 1, level.nrows).data();
+      auto* sp = reuse(out_splits, sel - 1, level.nrows()).data();
       sp[0] = 0;
-      for (std::int64_t r = 0; r < level.nrows; ++r)
+      for (std::int64_t r = 0; r < level.nrows(); ++r)
         sp[r + 1] = static_cast<I>(sp[r] + kernel::count(mask.values + level.bound(r),
                                                          level.bound(r + 1) - level.bound(r)));
     }
@@ -235,10 +253,11 @@ void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::in
     // The mask's last ragged dim: its row splits are where the kernel reports
     // its running count, which makes the result's splits in the same pass.
     const auto& level = mask.levels[sel - 1];
-    auto& s = reuse(out_splits, sel - 1, level.nrows);
-    kept = kernel::compact(data.values, mask.values, n, out_flat.data(), inner,
-                           kernel::Boundaries<J>{level.splits, level.uniform, level.nrows + 1},
-                           s.data());
+    auto& s = reuse(out_splits, sel - 1, level.nrows());
+    kept = kernel::compact(
+        data.values, mask.values, n, out_flat.data(), inner,
+        kernel::Boundaries<J>{splits_of(level), level.uniform_row_length(), level.nrows() + 1},
+        s.data());
   } else {
     kept = kernel::compact(data.values, mask.values, n, out_flat.data(), inner);
   }
@@ -277,6 +296,16 @@ template <class T, class I, class F>
 void for_each_buffer(const RaggedTensor<T, I>& t, F&& f) {
   for_each_buffer(t.flat_values(), f);
   for (const auto& s : t.nested_row_splits()) for_each_buffer(s, f);
+}
+template <class T, class F>
+void for_each_buffer(const TensorView<T>& t, F&& f) {
+  f(static_cast<const void*>(t.data()), to_size(t.size()) * sizeof(T));
+}
+template <class T, class I, class F>
+void for_each_buffer(const RaggedTensorView<T, I>& t, F&& f) {
+  for_each_buffer(t.flat_values(), f);
+  for (const auto& p : t.partitions())
+    f(static_cast<const void*>(p.row_splits().data()), p.row_splits().size_bytes());
 }
 
 // Whether any buffer of `a` overlaps any buffer of `b`.
@@ -321,6 +350,18 @@ struct tensor_traits<RaggedTensor<T, I>> {
   using index_type = I;
   static constexpr bool ragged = true;
 };
+template <class T>
+struct tensor_traits<TensorView<T>> {
+  using value_type = std::remove_const_t<T>;
+  using index_type = std::int64_t;
+  static constexpr bool ragged = false;
+};
+template <class T, class I>
+struct tensor_traits<RaggedTensorView<T, I>> {
+  using value_type = std::remove_const_t<T>;
+  using index_type = I;
+  static constexpr bool ragged = true;
+};
 
 template <class X>
 concept tensor_like = requires {
@@ -345,20 +386,22 @@ auto levels_of(const X& x, std::int64_t nlevels) {
 
 template <class Data, class Mask>
 void check_ranks(const Data& data, const Mask& mask) {
-  if (rank_of(mask) == 0) throw_shape_error("mask cannot be scalar");
-  if (rank_of(mask) > rank_of(data))
-    throw_shape_error("mask of rank ", rank_of(mask), " has more dims than data of rank ",
-                      rank_of(data), ": mask shape must be a prefix of data shape");
+  if (mask.rank() == 0) throw_shape_error("mask cannot be scalar");
+  if (mask.rank() > data.rank())
+    throw_shape_error("mask of rank ", mask.rank(), " has more dims than data of rank ",
+                      data.rank(), ": mask shape must be a prefix of data shape");
 }
 
 }  // namespace detail
 
-/// tf.ragged.boolean_mask(data, mask): keeps the entries of `data` where `mask`
-/// is true without flattening the mask's dims. `mask`'s shape must be a prefix
-/// of `data`'s; both may be dense (Tensor) or ragged (RaggedTensor). The result
-/// has rank(data) dims and ragged_rank max(data.ragged_rank, rank(mask) - 1)
-/// (0 for dense data and a 1-D mask: then it is its flat values). With a 1-D
-/// mask on ragged data, whole rows are kept, nested levels and all.
+/// tf.ragged.boolean_mask(data, mask) written into `out`: keeps the entries of
+/// `data` where `mask` is true without flattening the mask's dims. `mask`'s
+/// shape must be a prefix of `data`'s; each may be dense or ragged, owning
+/// (Tensor, RaggedTensor) or a view of the caller's memory (TensorView,
+/// RaggedTensorView, byte_mask). The result has rank(data) dims and
+/// ragged_rank max(data.ragged_rank, rank(mask) - 1) (0 for dense data and a
+/// 1-D mask: then it is its flat values). With a 1-D mask on ragged data,
+/// whole rows are kept, nested levels and all.
 ///
 /// Goes beyond TensorFlow in one place: a ragged mask with more ragged dims than
 /// the data is accepted where its row lengths agree with the data's uniform dims.
@@ -367,17 +410,17 @@ void check_ranks(const Data& data, const Mask& mask) {
 /// data must have identical row splits: ...", and "... does not fit in int32
 /// row splits; use int64" when int32 splits cannot hold the result.
 ///
-/// The result is written into `out`, whose buffers are reused (no allocation
-/// when they are large enough). `out` may be an input (the data or the mask):
-/// then the result is computed into a fresh tensor and moved into `out`.
-/// Exception guarantee: the inputs are never modified; should an element copy
-/// throw, `out` is left empty and valid.
+/// `out`'s buffers are reused (no allocation when they are large enough).
+/// `out` may be an input (the data or the mask): then the result is computed
+/// into a fresh tensor and moved into `out`. Exception guarantee: the inputs
+/// are never modified; should an element copy throw, `out` is left empty and
+/// valid. Returns `out`. (fmt's format / format_to is the model for the name.)
 template <class Data, class Mask>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_result<Data>
-&boolean_mask(const Data& data, const Mask& mask, detail::ragged_result<Data>& out) {
-  static_assert(
-      detail::bool_mask<Mask>,
-      "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean masks too)");
+&boolean_mask_to(detail::ragged_result<Data>& out, const Data& data, const Mask& mask) {
+  static_assert(detail::bool_mask<Mask>,
+                "ragged::boolean_mask_to: the mask must hold bool (TensorFlow rejects non-boolean "
+                "masks too); wrap other byte masks with ragged::byte_mask");
   using I = typename detail::tensor_traits<Data>::index_type;
   using J = typename detail::tensor_traits<Mask>::index_type;
   detail::check_ranks(data, mask);
@@ -391,108 +434,201 @@ requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_r
   return detail::into_unaliased(out, compute, data, mask);
 }
 
-/// tf.ragged.boolean_mask(data, mask), returning a fresh RaggedTensor; see the
-/// overload with `out` for the full contract.
+/// tf.ragged.boolean_mask(data, mask), returning a fresh RaggedTensor; see
+/// boolean_mask_to for the full contract.
 template <class Data, class Mask>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_result<Data>
 boolean_mask(const Data& data, const Mask& mask) {
-  static_assert(
-      detail::bool_mask<Mask>,
-      "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean masks too)");
+  static_assert(detail::bool_mask<Mask>,
+                "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean "
+                "masks too); wrap other byte masks with ragged::byte_mask");
   detail::ragged_result<Data> out;
-  boolean_mask(data, mask, out);
+  boolean_mask_to(out, data, mask);
   return out;
 }
 
-/// tf.boolean_mask(tensor, mask, axis), NumPy's `tensor[mask]` for axis 0:
-/// keeps the entries where `mask` (rank K >= 1, shape tensor.shape[axis : axis
-/// + K]) is true and flattens those K dims into one. The result has shape
-/// tensor.shape[:axis] + [count] + tensor.shape[axis + K:]. `axis` may be
-/// negative, counting from the end as in NumPy. Throws shape_error naming both
-/// shapes and the axis. Writes into `out`, reusing its buffer; `parallel`
-/// lets large inputs be split over threads (opt-in, same result). `out` may be
-/// the tensor or the mask itself: then the result is computed into a fresh
-/// tensor and moved into `out`. Exception guarantee: the inputs are never
-/// modified; should an element copy throw, `out` is left empty and valid.
+namespace detail {
+
+// The dense operand of tf.boolean_mask: a Tensor or TensorView as it is, a
+// RaggedTensor (or view) of ragged_rank 0 as its flat values.
+template <class X>
+TensorView<const value_of<X>> dense_operand(const X& x, const char* what) {
+  if constexpr (tensor_traits<X>::ragged) {
+    if (x.ragged_rank() != 0)
+      throw_shape_error("boolean_mask with an axis needs a dense ", what, ", but the ", what,
+                        " has ragged_rank ", x.ragged_rank(), " and shape ", to_string(x.shape()),
+                        ": use the two-argument boolean_mask to keep ragged dims");
+    return TensorView<const value_of<X>>(x.flat_values());
+  } else {
+    return TensorView<const value_of<X>>(x);
+  }
+}
+
+// tf.boolean_mask's checks and the result's layout: `outer` rows of `m` mask
+// entries of `inner` elements each; the result has `dims` with the count at
+// `axis` (resolved, not negative).
+struct DensePlan {
+  std::int64_t axis = 0, outer = 1, m = 0, inner = 1;
+  std::vector<std::int64_t> dims;
+};
+
 template <class T>
-Tensor<T>& boolean_mask(const Tensor<T>& tensor, const Tensor<bool>& mask, std::int64_t axis,
-                        Tensor<T>& out, kernel::Parallel parallel = {}) {
+DensePlan plan_dense(TensorView<const T> tensor, TensorView<const bool> mask, std::int64_t axis) {
   const auto k = mask.rank();
   const auto n = tensor.rank();
-  if (k == 0) detail::throw_shape_error("mask cannot be scalar");
+  if (k == 0) throw_shape_error("mask cannot be scalar");
   const auto a = axis < 0 ? axis + n : axis;
   // `a > n - k`, not `a + k > n`: an axis near INT64_MAX must not wrap past the check.
   if (a < 0 || k > n || a > n - k)
-    detail::throw_shape_error("axis ", axis, " is out of range for a mask of shape ",
-                              to_string(mask.shape()), " on a tensor of shape ",
-                              to_string(tensor.shape()), ": need 0 <= axis and axis + ", k,
-                              " <= ", n);
+    throw_shape_error("axis ", axis, " is out of range for a mask of shape ",
+                      to_string(mask.shape()), " on a tensor of shape ", to_string(tensor.shape()),
+                      ": need 0 <= axis and axis + ", k, " <= ", n);
   const auto& shape = tensor.shape();
   for (std::int64_t d = 0; d < k; ++d)
     if (shape[a + d] != mask.dim(d))
-      detail::throw_shape_error("mask shape ", to_string(mask.shape()),
-                                " does not match tensor shape ", to_string(shape), " at axis ",
-                                axis, ": expected ", to_string(shape.slice(a, a + k)));
+      throw_shape_error("mask shape ", to_string(mask.shape()), " does not match tensor shape ",
+                        to_string(shape), " at axis ", axis, ": expected ",
+                        to_string(shape.slice(a, a + k)));
+  DensePlan p;
+  p.axis = a;
+  p.outer = shape.num_elements(0, a);
+  p.m = mask.size();
+  p.inner = shape.num_elements(a + k, n);
+  p.dims.assign(shape.begin(), shape.begin() + a);
+  p.dims.push_back(0);
+  p.dims.insert(p.dims.end(), shape.begin() + a + k, shape.end());
+  return p;
+}
+
+// Compacts into `out`, which has room for the result (`kept` known, or -1 when
+// `out` has room for the whole input and the single-pass path may run);
+// returns the count kept per outer row.
+template <class T>
+std::int64_t dense_into(T* out, TensorView<const T> tensor, TensorView<const bool> mask,
+                        const DensePlan& p, std::int64_t kept, kernel::Parallel parallel) {
+  if (tensor.size() == 0) return kept >= 0 ? kept : kernel::count(mask.data(), p.m);
+  if (p.outer == 1 && kept < 0)
+    return kernel::compact(tensor.data(), mask.data(), p.m, out, p.inner, parallel);
+  if (kept < 0) kept = kernel::count(mask.data(), p.m);
+  for (std::int64_t o = 0; o < p.outer; ++o)
+    kernel::compact(tensor.data() + o * p.m * p.inner, mask.data(), p.m, out + o * kept * p.inner,
+                    p.inner, parallel);
+  return kept;
+}
+
+template <class T>
+void dense_mask(Tensor<T>& result, TensorView<const T> tensor, TensorView<const bool> mask,
+                DensePlan p, kernel::Parallel parallel) {
+  if (tensor.size() == 0) {
+    // Nothing to move: the result's shape is all there is (and `outer` may
+    // count INT64_MAX empty rows, as in (INT64_MAX, 3, 0)).
+    p.dims[to_size(p.axis)] = kernel::count(mask.data(), p.m);
+    result.reset_for_overwrite(Shape(std::move(p.dims)));
+    return;
+  }
+  if (p.outer == 1 && bytewise<T>) {
+    // One compaction: room for every row and no counting pass (pages that are
+    // never written are never touched), then the size it kept.
+    p.dims[to_size(p.axis)] = p.m;
+    result.reset_for_overwrite(Shape(p.dims));
+    p.dims[to_size(p.axis)] = dense_into(result.data(), tensor, mask, p, -1, parallel);
+    result.reset_for_overwrite(Shape(std::move(p.dims)));
+    return;
+  }
+  const auto kept = kernel::count(mask.data(), p.m);
+  p.dims[to_size(p.axis)] = kept;
+  result.reset_for_overwrite(Shape(p.dims));
+  try {
+    dense_into(result.data(), tensor, mask, p, kept, parallel);
+  } catch (...) {
+    result = Tensor<T>();  // a copy of T threw: leave the result empty, not half-built
+    throw;
+  }
+}
+
+}  // namespace detail
+
+/// tf.boolean_mask(tensor, mask, axis) written into `out`, NumPy's `tensor[mask]`
+/// for axis 0: keeps the entries where `mask` (rank K >= 1, shape
+/// tensor.shape[axis : axis + K]) is true and flattens those K dims into one.
+/// The result has shape tensor.shape[:axis] + [count] + tensor.shape[axis + K:].
+/// `axis` may be negative, counting from the end as in NumPy. `tensor` and
+/// `mask` may be owning or views (a RaggedTensor of ragged_rank 0 counts as
+/// its flat values). Throws shape_error naming both shapes and the axis.
+/// `out`'s buffer is reused; `parallel` lets large inputs be split over
+/// threads (opt-in, same result). `out` may be the tensor or the mask itself:
+/// then the result is computed into a fresh tensor and moved into `out`.
+/// Exception guarantee: the inputs are never modified; should an element copy
+/// throw, `out` is left empty and valid.
+template <class Data, class Mask>
+requires detail::tensor_like<Data> && detail::tensor_like<Mask> Tensor<detail::value_of<Data>>
+&boolean_mask_to(Tensor<detail::value_of<Data>>& out, const Data& tensor, const Mask& mask,
+                 std::int64_t axis, kernel::Parallel parallel = {}) {
+  static_assert(detail::bool_mask<Mask>,
+                "ragged::boolean_mask_to: the mask must hold bool (TensorFlow rejects non-boolean "
+                "masks too); wrap other byte masks with ragged::byte_mask");
+  using T = detail::value_of<Data>;
+  const auto t = detail::dense_operand(tensor, "tensor");
+  const auto m = detail::dense_operand(mask, "mask");
+  auto plan = detail::plan_dense(t, m, axis);
   const auto compute = [&](Tensor<T>& result) {
-    const auto outer = shape.num_elements(0, a);
-    const auto m = mask.size();
-    const auto inner = shape.num_elements(a + k, n);
-    std::vector<std::int64_t> dims(shape.begin(), shape.begin() + a);
-    dims.push_back(0);
-    dims.insert(dims.end(), shape.begin() + a + k, shape.end());
-    if (tensor.size() == 0) {
-      // Nothing to move: the result's shape is all there is (and `outer` may
-      // count INT64_MAX empty rows, as in (INT64_MAX, 3, 0)).
-      dims[detail::to_size(a)] = kernel::count(mask.data(), m);
-      result.reset_for_overwrite(Shape(std::move(dims)));
-      return;
-    }
-    if (outer == 1 && detail::bytewise<T>) {
-      // One compaction: room for every row and no counting pass (pages that are
-      // never written are never touched), then the size it kept.
-      dims[detail::to_size(a)] = m;
-      result.reset_for_overwrite(Shape(dims));
-      dims[detail::to_size(a)] =
-          kernel::compact(tensor.data(), mask.data(), m, result.data(), inner, parallel);
-      result.reset_for_overwrite(Shape(std::move(dims)));
-      return;
-    }
-    const auto kept = kernel::count(mask.data(), m);
-    dims[detail::to_size(a)] = kept;
-    result.reset_for_overwrite(Shape(std::move(dims)));
-    try {
-      for (std::int64_t o = 0; o < outer; ++o)
-        kernel::compact(tensor.data() + o * m * inner, mask.data(), m,
-                        result.data() + o * kept * inner, inner, parallel);
-    } catch (...) {
-      result = Tensor<T>();  // a copy of T threw: leave the result empty, not half-built
-      throw;
-    }
+    detail::dense_mask(result, t, m, std::move(plan), parallel);
   };
-  return detail::into_unaliased(out, compute, tensor, mask);
+  return detail::into_unaliased(out, compute, t, m);
 }
 
-/// tf.boolean_mask(tensor, mask, axis) returning a fresh tensor.
-template <class T, class M>
-Tensor<T> boolean_mask(const Tensor<T>& tensor, const Tensor<M>& mask, std::int64_t axis) {
-  static_assert(
-      std::is_same_v<M, bool>,
-      "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean masks too)");
-  Tensor<T> out;
-  boolean_mask(tensor, mask, axis, out);
+/// tf.boolean_mask(tensor, mask, axis) written into the caller's memory:
+/// `out` views room for the result (memory sized like the input is always
+/// enough). Returns the view of what was written, shaped like the result.
+/// When `out` is too small, throws shape_error naming both sizes and writes
+/// nothing. `out` may overlap an input: the result is then computed into a
+/// temporary and copied there.
+template <class Data, class Mask>
+requires detail::tensor_like<Data> && detail::tensor_like<Mask> TensorView<detail::value_of<Data>>
+boolean_mask_to(TensorView<detail::value_of<Data>> out, const Data& tensor, const Mask& mask,
+                std::int64_t axis, kernel::Parallel parallel = {}) {
+  static_assert(detail::bool_mask<Mask>,
+                "ragged::boolean_mask_to: the mask must hold bool (TensorFlow rejects non-boolean "
+                "masks too); wrap other byte masks with ragged::byte_mask");
+  using T = detail::value_of<Data>;
+  const auto t = detail::dense_operand(tensor, "tensor");
+  const auto m = detail::dense_operand(mask, "mask");
+  auto plan = detail::plan_dense(t, m, axis);
+  const auto room = out.size();
+  const auto too_small = [&](std::int64_t need) {
+    detail::throw_shape_error("boolean_mask_to: out has room for ", room,
+                              " elements but the result has ", need);
+  };
+  if (detail::shares_memory(out, t) || detail::shares_memory(out, m)) {
+    Tensor<T> result;
+    detail::dense_mask(result, t, m, std::move(plan), parallel);
+    if (result.size() > room) too_small(result.size());
+    std::copy(result.data(), result.data() + result.size(), out.data());
+    return TensorView<T>(out.data(), result.shape());
+  }
+  // Room for the whole input: one pass, no counting. Else count, and check first.
+  std::int64_t kept = -1;
+  if (room < t.size()) {
+    kept = kernel::count(m.data(), plan.m);
+    const auto need = plan.outer * kept * plan.inner;  // at most t.size(): no overflow
+    if (need > room) too_small(need);
+  }
+  plan.dims[detail::to_size(plan.axis)] =
+      detail::dense_into(out.data(), t, m, plan, kept, parallel);
+  return TensorView<T>(out.data(), Shape(std::move(plan.dims)));
+}
+
+/// tf.boolean_mask(tensor, mask, axis), returning a fresh Tensor; see
+/// boolean_mask_to for the full contract.
+template <class Data, class Mask>
+requires detail::tensor_like<Data> && detail::tensor_like<Mask> Tensor<detail::value_of<Data>>
+boolean_mask(const Data& tensor, const Mask& mask, std::int64_t axis) {
+  static_assert(detail::bool_mask<Mask>,
+                "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean "
+                "masks too); wrap other byte masks with ragged::byte_mask");
+  Tensor<detail::value_of<Data>> out;
+  boolean_mask_to(out, tensor, mask, axis);
   return out;
-}
-
-/// tf.boolean_mask on a RaggedTensor of ragged_rank 0 (as boolean_mask(data,
-/// mask) returns for dense data): masks its flat values. Any other ragged_rank
-/// throws shape_error: use the two-argument boolean_mask to keep ragged dims.
-template <class T, RowIndex I, class M>
-Tensor<T> boolean_mask(const RaggedTensor<T, I>& tensor, const Tensor<M>& mask, std::int64_t axis) {
-  if (tensor.ragged_rank() != 0)
-    detail::throw_shape_error(
-        "boolean_mask with an axis needs a dense tensor, but the data has ragged_rank ",
-        tensor.ragged_rank(), " and shape ", to_string(tensor.shape()));
-  return boolean_mask(tensor.flat_values(), mask, axis);
 }
 
 }  // namespace ragged::inline v0_1

@@ -16,15 +16,11 @@
 #include "detail/checked.hpp"
 #include "error.hpp"
 #include "kernel/compact.hpp"
+#include "row_partition.hpp"
 #include "shape.hpp"
 #include "tensor.hpp"
 
 namespace ragged::inline v0_1 {
-
-/// The index types a RaggedTensor may use for its row splits, as TensorFlow's
-/// `row_splits_dtype` (tf.int64 or tf.int32).
-template <class Index>
-concept RowIndex = std::same_as<Index, std::int64_t> || std::same_as<Index, std::int32_t>;
 
 /// A read-only list of indices handed to a factory: a braced list, a
 /// std::vector, a std::span or a rank-1 Tensor.
@@ -37,6 +33,13 @@ class IndexSpan {
   IndexSpan(const Tensor<Index>& t) : s_(t.values()) {                             // NOLINT
     if (t.rank() != 1)
       detail::throw_shape_error("indices must have rank 1, got shape ", to_string(t.shape()));
+  }
+  // Indices of another type: a readable error, not "no matching function".
+  template <class Other>
+  requires(!std::same_as<Other, Index>) IndexSpan(const std::vector<Other>&) {  // NOLINT
+    static_assert(std::same_as<Other, Index>,
+                  "ragged: row splits, lengths and rowids must have the RaggedTensor's Index type "
+                  "(std::int64_t by default; RaggedTensor<T, std::int32_t> takes int32 splits)");
   }
   [[nodiscard]] std::span<const Index> span() const noexcept { return s_; }
   [[nodiscard]] std::int64_t size() const noexcept { return static_cast<std::int64_t>(s_.size()); }
@@ -586,6 +589,12 @@ class RaggedTensor {
   }
 
   // The number of rows of a factory's values argument.
+  static std::int64_t outer_size(const std::vector<T>& v) {
+    return static_cast<std::int64_t>(v.size());
+  }
+  static std::int64_t outer_size(std::span<const T> v) {
+    return static_cast<std::int64_t>(v.size());
+  }
   static std::int64_t outer_size(const Tensor<T>& v) {
     if (v.rank() < 1) detail::throw_shape_error("values must have rank >= 1, got a scalar");
     return v.dim(0);
@@ -605,6 +614,22 @@ class RaggedTensor {
     RaggedTensor rt(std::move(values), std::move(s));
     rt.validated_ = validate;
     return rt;
+  }
+  // Values given as a std::vector (adopted, no copy) or a span (copied once).
+  static RaggedTensor with_outer_level(std::vector<T> values, Tensor<Index> splits, bool validate,
+                                       const char* name, bool checked = false) {
+    const auto n = static_cast<std::int64_t>(values.size());
+    if constexpr (std::is_same_v<T, bool>)
+      return with_outer_level(Tensor<T>(Shape{n}, values), std::move(splits), validate, name,
+                              checked);
+    else
+      return with_outer_level(Tensor<T>(Shape{n}, std::move(values)), std::move(splits), validate,
+                              name, checked);
+  }
+  static RaggedTensor with_outer_level(std::span<const T> values, Tensor<Index> splits,
+                                       bool validate, const char* name, bool checked = false) {
+    return with_outer_level(Tensor<T>(Shape{static_cast<std::int64_t>(values.size())}, values),
+                            std::move(splits), validate, name, checked);
   }
   static RaggedTensor with_outer_level(RaggedTensor values, Tensor<Index> splits, bool validate,
                                        const char* name, bool checked = false) {

@@ -53,6 +53,16 @@ class Tensor {
                                 shape_.num_elements(), " elements) from ", n, " values");
     values_ = detail::Buffer<T>(std::ranges::begin(values), std::ranges::end(values));
   }
+  /// A tensor of `shape` that adopts `values`' memory: no copy. (Not for
+  /// bool, whose std::vector packs bits: those are copied into bytes.)
+  Tensor(Shape shape, std::vector<T>&& values) requires(!std::is_same_v<T, bool>)
+      : shape_(std::move(shape)) {
+    const auto n = static_cast<std::int64_t>(values.size());
+    if (n != shape_.num_elements())
+      detail::throw_shape_error("cannot make a tensor of shape ", to_string(shape_), " (",
+                                shape_.num_elements(), " elements) from ", n, " values");
+    values_ = detail::Buffer<T>(std::move(values));
+  }
   Tensor(Shape shape, std::initializer_list<T> values)
       : Tensor(std::move(shape), std::span<const T>(values.begin(), values.size())) {}
 

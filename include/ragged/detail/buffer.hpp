@@ -10,6 +10,7 @@
 #include <new>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -96,11 +97,23 @@ class Buffer {
     g.release();
   }
 
+  /// Adopts a std::vector's memory: no copy, no allocation. (The library's
+  /// own results still use aligned, huge-page buffers.)
+  explicit Buffer(std::vector<T>&& adopted) noexcept requires(!std::is_same_v<T, bool>)
+      : adopted_(std::move(adopted)), owns_vector_(true) {
+    data_ = adopted_.data();
+    size_ = capacity_ = adopted_.size();
+  }
+
   Buffer(const Buffer& other) : Buffer(other.begin(), other.end()) {}
   Buffer(Buffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)),
         size_(std::exchange(other.size_, 0)),
-        capacity_(std::exchange(other.capacity_, 0)) {}
+        capacity_(std::exchange(other.capacity_, 0)),
+        adopted_(std::move(other.adopted_)),
+        owns_vector_(std::exchange(other.owns_vector_, false)) {
+    other.adopted_.clear();
+  }
   Buffer& operator=(const Buffer& other) {
     if (this != &other) {
       Buffer copy(other);
@@ -119,12 +132,20 @@ class Buffer {
     std::swap(data_, other.data_);
     std::swap(size_, other.size_);
     std::swap(capacity_, other.capacity_);
+    adopted_.swap(other.adopted_);  // a vector's swap keeps its elements where they are
+    std::swap(owns_vector_, other.owns_vector_);
   }
 
   /// Sets the size to `n`, keeping the allocation when it is large enough. Kept
   /// trivially copyable elements are not touched, new ones are uninitialised;
   /// non-trivial elements keep their values or are default-constructed.
   void resize_for_overwrite(std::size_t n) {
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (adopted()) {
+        resize_adopted(n);
+        return;
+      }
+    }
     if (n > capacity_) {
       Buffer fresh(n, for_overwrite);
       if constexpr (!trivial) std::move(begin(), end(), fresh.data_);
@@ -152,6 +173,20 @@ class Buffer {
   [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data_[i]; }
 
  private:
+  // The adopted vector owns its elements' lifetimes: it resizes them itself.
+  void resize_adopted(std::size_t n) {
+    if (n > adopted_.capacity()) {
+      Buffer fresh(n, for_overwrite);
+      std::move(begin(), begin() + static_cast<std::ptrdiff_t>(std::min(n, size_)), fresh.data_);
+      swap(fresh);
+      return;
+    }
+    adopted_.resize(n);
+    data_ = adopted_.data();
+    size_ = n;
+    capacity_ = adopted_.capacity();
+  }
+
   // Frees the allocation if construction of the elements throws.
   struct guard {
     Buffer* self;
@@ -183,14 +218,26 @@ class Buffer {
     capacity_ = 0;
   }
   void release() noexcept {
-    if constexpr (!trivial) std::destroy(data_, data_ + size_);
-    free_storage();
+    if (adopted()) {
+      adopted_ = decltype(adopted_)();
+      owns_vector_ = false;
+    } else {
+      if constexpr (!trivial) std::destroy(data_, data_ + size_);
+      free_storage();
+    }
+    data_ = nullptr;
     size_ = 0;
+    capacity_ = 0;
   }
+  [[nodiscard]] bool adopted() const noexcept { return owns_vector_; }
 
   T* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
+  // The memory adopted from a std::vector, when there is one (never for bool,
+  // whose vector packs bits; the element type only keeps the member well-formed).
+  std::vector<std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>> adopted_;
+  bool owns_vector_ = false;  // whether data_ is adopted_'s
 };
 
 template <class T>

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+// Non-owning tensors over the caller's memory: what the operations take, so
+// that data in a std::vector, a span, a memory-mapped file or an Arrow array
+// is masked where it lies, without a copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "detail/checked.hpp"
+#include "error.hpp"
+#include "ragged_tensor.hpp"
+#include "row_partition.hpp"
+#include "shape.hpp"
+#include "tensor.hpp"
+
+namespace ragged::inline v0_1 {
+
+/// A dense, row-major tensor in someone else's memory: a pointer and a Shape,
+/// as `std::mdspan` with a row-major layout or xtensor's `adapt`. `T` may be
+/// const. Made from a pointer and a shape, from a span (rank 1), or
+/// implicitly and in O(1) from a Tensor. The memory must outlive the view.
+template <class T>
+class TensorView {
+ public:
+  using value_type = std::remove_const_t<T>;
+  using element_type = T;
+
+  /// An empty rank-1 view, shape (0).
+  TensorView() : shape_{0} {}
+  /// `shape.num_elements()` elements from `data` on, row-major.
+  TensorView(T* data, Shape shape) : data_(data), shape_(std::move(shape)) {}
+  /// A rank-1 view of a span (a std::vector converts to one).
+  TensorView(std::span<T> values)  // NOLINT: implicit by design
+      : data_(values.data()), shape_{static_cast<std::int64_t>(values.size())} {}
+  /// A view of a Tensor's elements (O(1), no copy).
+  TensorView(Tensor<value_type>& t) : data_(t.data()), shape_(t.shape()) {}  // NOLINT
+  TensorView(const Tensor<value_type>& t)                                    // NOLINT
+      requires std::is_const_v<T> : data_(t.data()),
+                                    shape_(t.shape()) {}
+  /// A mutable view converts to a const one.
+  TensorView(const TensorView<value_type>& v)  // NOLINT
+      requires std::is_const_v<T> : data_(v.data()),
+                                    shape_(v.shape()) {}
+
+  [[nodiscard]] T* data() const noexcept { return data_; }
+  [[nodiscard]] const Shape& shape() const noexcept { return shape_; }
+  [[nodiscard]] std::int64_t rank() const noexcept { return shape_.rank(); }
+  /// Dim `i`; throws std::out_of_range unless 0 <= i < rank().
+  [[nodiscard]] std::int64_t dim(std::int64_t i) const { return shape_[i]; }
+  [[nodiscard]] std::int64_t size() const noexcept { return shape_.num_elements(); }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  [[nodiscard]] std::span<T> values() const noexcept {
+    return {data_, static_cast<std::size_t>(size())};
+  }
+  [[nodiscard]] T* begin() const noexcept { return data_; }
+  [[nodiscard]] T* end() const noexcept { return data_ + size(); }
+
+ private:
+  T* data_ = nullptr;
+  Shape shape_;
+};
+
+template <class T>
+TensorView(T*, Shape) -> TensorView<T>;
+template <class T>
+TensorView(Tensor<T>&) -> TensorView<T>;
+template <class T>
+TensorView(const Tensor<T>&) -> TensorView<const T>;
+
+/// A byte mask of another library (NumPy's or Arrow's bytes, 0 = false and
+/// any other value true) as a mask the operations take, without a copy; the
+/// kernel reads every mask byte as nonzero = true. Rank 1, or `shape`.
+inline TensorView<const bool> byte_mask(std::span<const std::uint8_t> bytes) {
+  return {reinterpret_cast<const bool*>(bytes.data()),
+          Shape{static_cast<std::int64_t>(bytes.size())}};
+}
+inline TensorView<const bool> byte_mask(std::span<const std::uint8_t> bytes, Shape shape) {
+  if (shape.num_elements() != static_cast<std::int64_t>(bytes.size()))
+    detail::throw_shape_error("byte_mask: ", bytes.size(), " bytes cannot have shape ",
+                              to_string(shape), " (", shape.num_elements(), " elements)");
+  return {reinterpret_cast<const bool*>(bytes.data()), std::move(shape)};
+}
+
+/// A RaggedTensor in someone else's memory: flat values (a TensorView) and
+/// one RowPartition per ragged dim, outermost first; splits may start above
+/// 0 and the values may be longer than the splits reach (an Arrow slice).
+/// Made in O(1) per level from a RaggedTensor, or by the factories below,
+/// which validate in O(nsplits) unless told not to.
+template <class T, RowIndex Index = std::int64_t>
+class RaggedTensorView {
+ public:
+  using value_type = std::remove_const_t<T>;
+  using index_type = Index;
+
+  RaggedTensorView() = default;
+  /// A view of a RaggedTensor (O(ragged_rank), no copy). A RaggedTensor built
+  /// with validate = false is validated here first.
+  RaggedTensorView(const RaggedTensor<value_type, Index>& rt)  // NOLINT: implicit by design
+      requires std::is_const_v<T> : flat_values_(rt.flat_values()) {
+    rt.validate();
+    for (const auto& s : rt.nested_row_splits())
+      partitions_.push_back(RowPartition<Index>::from_row_splits(s.values(), false));
+  }
+
+  /// tf.RaggedTensor.from_row_splits over the caller's values and splits:
+  /// row i is values[splits[i] : splits[i + 1]] (splits not negative, never
+  /// decreasing, the last at most the number of values).
+  static RaggedTensorView from_row_splits(TensorView<T> values, std::span<const Index> splits,
+                                          bool validate = true) {
+    return from_partitions(std::move(values),
+                           {RowPartition<Index>::from_row_splits(splits, validate)}, validate);
+  }
+  /// tf.RaggedTensor.from_nested_row_splits: one splits span per ragged dim, outermost first.
+  static RaggedTensorView from_nested_row_splits(TensorView<T> flat_values,
+                                                 const std::vector<std::span<const Index>>& nested,
+                                                 bool validate = true) {
+    std::vector<RowPartition<Index>> parts;
+    for (std::size_t l = 0; l < nested.size(); ++l)
+      parts.push_back(RowPartition<Index>::from_row_splits(
+          nested[l], validate,
+          nested.size() == 1 ? std::string("row_splits")
+                             : detail::cat("nested_row_splits[", l, "]")));
+    return from_partitions(std::move(flat_values), std::move(parts), validate);
+  }
+  /// tf.RaggedTensor.from_uniform_row_length: rows of `length` values; no
+  /// splits are stored. (`values` must hold a whole number of rows.)
+  static RaggedTensorView from_uniform_row_length(TensorView<T> values, std::int64_t length,
+                                                  std::int64_t nrows) {
+    return from_partitions(std::move(values),
+                           {RowPartition<Index>::from_uniform_row_length(length, nrows)}, true);
+  }
+  /// From flat values and partitions, outermost first. Each level's rows must
+  /// lie within the rows of the level below (checked unless `validate` is false).
+  static RaggedTensorView from_partitions(TensorView<T> flat_values,
+                                          std::vector<RowPartition<Index>> partitions,
+                                          bool validate = true) {
+    if (flat_values.rank() < 1)
+      detail::throw_shape_error("flat_values must have rank >= 1, got a scalar");
+    RaggedTensorView v;
+    v.flat_values_ = std::move(flat_values);
+    v.partitions_ = std::move(partitions);
+    if (validate) v.check_levels();
+    return v;
+  }
+
+  [[nodiscard]] const TensorView<T>& flat_values() const noexcept { return flat_values_; }
+  [[nodiscard]] const std::vector<RowPartition<Index>>& partitions() const noexcept {
+    return partitions_;
+  }
+  [[nodiscard]] std::int64_t ragged_rank() const noexcept {
+    return static_cast<std::int64_t>(partitions_.size());
+  }
+  [[nodiscard]] std::int64_t rank() const noexcept { return ragged_rank() + flat_values_.rank(); }
+  [[nodiscard]] std::int64_t nrows() const noexcept {
+    return partitions_.empty() ? flat_values_.dim(0) : partitions_.front().nrows();
+  }
+  /// tf: shape, e.g. (3, None, 2); uniform partitions are reported as None too.
+  [[nodiscard]] PartialShape shape() const {
+    PartialShape out{nrows()};
+    for (std::int64_t l = 0; l < ragged_rank(); ++l) out.emplace_back(std::nullopt);
+    for (std::int64_t d = 1; d < flat_values_.rank(); ++d) out.emplace_back(flat_values_.dim(d));
+    return out;
+  }
+
+ private:
+  // Each level reaches only rows that exist one level down.
+  void check_levels() const {
+    for (std::size_t l = 0; l < partitions_.size(); ++l) {
+      const auto below =
+          l + 1 < partitions_.size() ? partitions_[l + 1].nrows() : flat_values_.dim(0);
+      const auto& p = partitions_[l];
+      if (p.end_item() > below)
+        detail::throw_shape_error(
+            partitions_.size() == 1 ? std::string("row_splits")
+                                    : detail::cat("nested_row_splits[", l, "]"),
+            " reaches ", p.end_item(), " but there are only ", below, " rows below it");
+    }
+  }
+
+  TensorView<T> flat_values_;
+  std::vector<RowPartition<Index>> partitions_;
+};
+
+template <class T, class Index>
+RaggedTensorView(const RaggedTensor<T, Index>&) -> RaggedTensorView<const T, Index>;
+
+}  // namespace ragged::inline v0_1

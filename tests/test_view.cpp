@@ -1,0 +1,220 @@
+// Views of the caller's memory: no copy in, results into caller memory.
+#include <ragged/boolean_mask.hpp>
+#include <ragged/format.hpp>
+#include <ragged/literal.hpp>
+#include <ragged/view.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+
+using ragged::RaggedTensor;
+using ragged::RaggedTensorView;
+using ragged::Shape;
+using ragged::Tensor;
+using ragged::TensorView;
+using ragged_test::check_throws;
+constexpr bool T = true, F = false;
+
+namespace {
+// Counts copies, to prove that the view paths copy no input value.
+int copies = 0;
+struct Counted {
+  int v = 0;
+  Counted() = default;
+  explicit Counted(int x) : v(x) {}
+  Counted(const Counted& o) : v(o.v) { ++copies; }
+  Counted& operator=(const Counted& o) {
+    v = o.v;
+    ++copies;
+    return *this;
+  }
+  Counted(Counted&&) noexcept = default;
+  Counted& operator=(Counted&&) noexcept = default;
+  ~Counted() = default;
+};
+}  // namespace
+
+TEST_CASE("TensorView: from a pointer and a shape, a span, a Tensor") {
+  std::vector<int> v{1, 2, 3, 4, 5, 6};
+  const TensorView<int> a(v.data(), Shape{2, 3});
+  CHECK(a.rank() == 2);
+  CHECK(a.size() == 6);
+  CHECK(a.dim(1) == 3);
+  CHECK(a.data() == v.data());
+  const TensorView<int> b{std::span<int>(v)};
+  CHECK(b.shape() == Shape{6});
+  auto t = ragged::tensor<int>({{1, 2}, {3, 4}});
+  const TensorView<const int> c = t;
+  CHECK(c.data() == t.data());
+  int sum = 0;
+  for (const int x : c) sum += x;
+  CHECK(sum == 10);
+  const TensorView<const int> d = a;  // mutable to const
+  CHECK(d.data() == v.data());
+}
+
+TEST_CASE("byte_mask: NumPy and Arrow byte masks, any nonzero byte true, no copy") {
+  const std::vector<std::uint8_t> bytes{0, 1, 2, 0, 255, 0x80};
+  const auto m = ragged::byte_mask(bytes);
+  CHECK(reinterpret_cast<const void*>(m.data()) == bytes.data());
+  const std::vector<int> values{10, 11, 12, 13, 14, 15};
+  const auto out = ragged::boolean_mask(TensorView<const int>(std::span<const int>(values)), m, 0);
+  CHECK(ragged::to_string(out) == "[11, 12, 14, 15]");
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)ragged::byte_mask(bytes, Shape{4, 2});
+      },
+      {"6 bytes cannot have shape (4, 2)"});
+  const auto m2 = ragged::byte_mask(bytes, Shape{2, 3});
+  const auto rows = ragged::boolean_mask(ragged::tensor<int>({{1, 2, 3}, {4, 5, 6}}), m2);
+  CHECK(ragged::to_string(rows) == "[[2, 3], [5, 6]]");
+}
+
+TEST_CASE("RaggedTensorView: factories over the caller's values and splits") {
+  std::vector<float> values{1.5f, 0.2f, 3.0f, 0.1f, 2.5f};
+  const std::vector<std::int64_t> splits{0, 3, 3, 5};
+  const auto rt = RaggedTensorView<const float>::from_row_splits(
+      TensorView<const float>(std::span<const float>(values)), splits);
+  CHECK(rt.nrows() == 3);
+  CHECK(rt.ragged_rank() == 1);
+  CHECK(rt.flat_values().data() == values.data());
+  const auto mask = ragged::constant<bool>({{T, F, T}, {}, {F, T}});
+  CHECK(ragged::to_string(ragged::boolean_mask(rt, mask)) == "[[1.5, 3.0], [], [2.5]]");
+  // Validation names the split and its values; the values may be longer.
+  check_throws<ragged::shape_error>(
+      [&] {
+        const std::vector<std::int64_t> bad{0, 4, 2};
+        (void)RaggedTensorView<const float>::from_row_splits(
+            TensorView<const float>(std::span<const float>(values)), bad);
+      },
+      {"row_splits[2] = 2 is less than row_splits[1] = 4"});
+  check_throws<ragged::shape_error>(
+      [&] {
+        const std::vector<std::int64_t> far{0, 6};
+        (void)RaggedTensorView<const float>::from_row_splits(
+            TensorView<const float>(std::span<const float>(values)), far);
+      },
+      {"row_splits reaches 6 but there are only 5 rows below it"});
+  // Uniform rows store no splits.
+  const auto uniform = RaggedTensorView<const float>::from_uniform_row_length(
+      TensorView<const float>(values.data(), Shape{4}), 2, 2);
+  CHECK(ragged::to_string(ragged::boolean_mask(uniform, ragged::tensor<bool>({F, T}))) ==
+        "[[3.0, 0.1]]");
+  CHECK(ragged::to_string(ragged::boolean_mask(uniform, ragged::tensor<bool>({{T, F}, {F, T}}))) ==
+        "[[1.5], [0.1]]");
+}
+
+TEST_CASE("RaggedTensorView: splits that start above 0 and values with unused head and tail") {
+  // An Arrow slice: rows 1..2 of [[9], [1, 2, 3], [4], [8, 8]] (offsets 1..6 used).
+  const std::vector<int> values{9, 1, 2, 3, 4, 8, 8};
+  const std::vector<std::int64_t> offsets{1, 4, 5};
+  const auto rt = RaggedTensorView<const int>::from_row_splits(
+      TensorView<const int>(std::span<const int>(values)), offsets);
+  CHECK(ragged::to_string(ragged::boolean_mask(rt, ragged::constant<bool>({{F, T, T}, {T}}))) ==
+        "[[2, 3], [4]]");
+  CHECK(ragged::to_string(ragged::boolean_mask(rt, ragged::tensor<bool>({F, T}))) == "[[4]]");
+  // Nested: the outer splits select rows 2..3 of the inner level.
+  const std::vector<std::int32_t> outer{2, 4};
+  const std::vector<std::int32_t> inner{0, 1, 1, 3, 5};
+  const auto nested = RaggedTensorView<const int, std::int32_t>::from_nested_row_splits(
+      TensorView<const int>(std::span<const int>(values)), {outer, inner});
+  const auto mask = ragged::constant<bool, std::int32_t>({{{T, F}, {F, T}}});
+  CHECK(ragged::to_string(ragged::boolean_mask(nested, mask)) == "[[[1], [4]]]");
+  // A ragged mask that is itself a slice, with other offsets than the data's.
+  const std::vector<std::uint8_t> mbytes{1, 1, 0, 1, 1, 0};
+  const std::vector<std::int64_t> moffsets{2, 5, 6};
+  const auto sliced_mask =
+      RaggedTensorView<const bool>::from_row_splits(ragged::byte_mask(mbytes), moffsets);
+  CHECK(ragged::to_string(ragged::boolean_mask(rt, sliced_mask)) == "[[2, 3], []]");
+}
+
+TEST_CASE("the view path copies no input value") {
+  std::vector<Counted> values;
+  for (int i = 0; i < 5; ++i) values.emplace_back(i);
+  const std::vector<std::int64_t> splits{0, 2, 5};
+  copies = 0;
+  const auto rt = RaggedTensorView<const Counted>::from_row_splits(
+      TensorView<const Counted>(std::span<const Counted>(values)), splits);
+  const auto mask = ragged::constant<bool>({{T, F}, {T, F, T}});
+  CHECK(copies == 0);
+  const auto out = ragged::boolean_mask(rt, mask);
+  CHECK(copies == 3);  // the kept values, into the result, and nothing else
+  CHECK(out.flat_values().data()[2].v == 4);
+}
+
+TEST_CASE("owning types adopt a std::vector's memory") {
+  std::vector<float> v{1, 2, 3, 4};
+  const auto* p = v.data();
+  const Tensor<float> t(Shape{2, 2}, std::move(v));
+  CHECK(t.data() == p);
+  std::vector<float> values{1.5f, 0.2f, 3.0f};
+  const auto* q = values.data();
+  const std::vector<std::int64_t> splits{0, 2, 3};
+  const auto rt = RaggedTensor<float>::from_row_splits(std::move(values), splits);
+  CHECK(rt.flat_values().data() == q);
+  CHECK(ragged::to_string(rt) == "[[1.5, 0.2], [3.0]]");
+  // A reused result that adopted a vector grows and shrinks safely.
+  Tensor<int> out(Shape{3}, std::vector<int>{7, 8, 9});
+  ragged::boolean_mask_to(out, ragged::tensor<int>({1, 2, 3, 4, 5}),
+                          ragged::tensor<bool>({T, T, T, T, F}), 0);
+  CHECK(ragged::to_string(out) == "[1, 2, 3, 4]");
+  ragged::boolean_mask_to(out, ragged::tensor<int>({1, 2}), ragged::tensor<bool>({F, F}), 0);
+  CHECK(out.size() == 0);
+  ragged::boolean_mask_to(out, ragged::tensor<int>({1, 2}), ragged::tensor<bool>({F, T}), 0);
+  CHECK(ragged::to_string(out) == "[2]");
+  Tensor<std::string> strings(Shape{2}, std::vector<std::string>{"a", "b"});
+  strings = ragged::boolean_mask(strings, ragged::tensor<bool>({F, T}), 0);
+  CHECK(ragged::to_string(strings) == "[\"b\"]");
+}
+
+TEST_CASE("boolean_mask_to writes into caller memory and returns the view of what it wrote") {
+  const auto data = ragged::tensor<int>({{1, 2}, {3, 4}, {5, 6}});
+  const auto mask = ragged::tensor<bool>({T, F, T});
+  std::vector<int> room(6 + 2, -1);  // sized like the input, and two sentinels
+  const auto out = ragged::boolean_mask_to(TensorView<int>(room.data(), Shape{6}), data, mask, 0);
+  CHECK(out.data() == room.data());
+  CHECK(out.shape() == Shape{2, 2});
+  CHECK(room == std::vector<int>{1, 2, 5, 6, -1, -1, -1, -1});
+  // Exactly the result's size is enough; one less is an error naming both sizes
+  // and writes nothing.
+  std::vector<int> exact(4 + 2, -1);
+  const auto fits = ragged::boolean_mask_to(TensorView<int>(exact.data(), Shape{4}), data, mask, 0);
+  CHECK(fits.shape() == Shape{2, 2});
+  CHECK(exact[4] == -1);
+  std::vector<int> small(3 + 2, -1);
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)ragged::boolean_mask_to(TensorView<int>(small.data(), Shape{3}), data, mask, 0);
+      },
+      {"out has room for 3 elements but the result has 4"});
+  CHECK(small == std::vector<int>(5, -1));
+  // Caller memory that is also the input.
+  std::vector<int> inplace{1, 2, 3, 4, 5, 6};
+  const auto same =
+      ragged::boolean_mask_to(TensorView<int>(inplace.data(), Shape{6}),
+                              TensorView<const int>(inplace.data(), Shape{3, 2}), mask, 0);
+  CHECK(same.shape() == Shape{2, 2});
+  CHECK(std::vector<int>(inplace.begin(), inplace.begin() + 4) == std::vector<int>{1, 2, 5, 6});
+  // Threads, on a size that splits.
+  const std::int64_t n = std::int64_t{1} << 18;
+  std::vector<std::int32_t> big(static_cast<std::size_t>(n));
+  std::vector<std::uint8_t> bits(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < big.size(); ++i) {
+    big[i] = static_cast<std::int32_t>(i);
+    bits[i] = static_cast<std::uint8_t>(i % 5 == 0 ? 0 : i % 7);
+  }
+  std::vector<std::int32_t> dest(big.size());
+  const auto par =
+      ragged::boolean_mask_to(TensorView<std::int32_t>(std::span<std::int32_t>(dest)),
+                              TensorView<const std::int32_t>(std::span<const std::int32_t>(big)),
+                              ragged::byte_mask(bits), 0, ragged::kernel::Parallel{2});
+  std::int64_t want = 0;
+  for (const auto b : bits) want += b != 0;
+  CHECK(par.size() == want);
+  CHECK(dest[0] == 1);
+  CHECK(dest[1] == 2);
+}
