@@ -20,7 +20,8 @@
 #include "tensor.hpp"
 #include "view.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 namespace detail {
 
@@ -631,4 +632,5 @@ boolean_mask(const Data& tensor, const Mask& mask, std::int64_t axis) {
   return out;
 }
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

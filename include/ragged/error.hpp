@@ -7,7 +7,8 @@
 
 #include "detail/text.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 /// Thrown when shapes do not conform: a mask that is not a prefix of the data,
 /// row splits that are not valid, a literal whose rows differ in length. The
@@ -44,4 +45,5 @@ template <class... Parts>
 }
 
 }  // namespace detail
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

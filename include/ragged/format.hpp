@@ -21,7 +21,8 @@
 #include "ragged_tensor.hpp"
 #include "tensor.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 namespace detail {
 
@@ -552,4 +553,5 @@ inline ValueKind infer_kind(std::string_view text) {
   return ValueKind::none;
 }
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

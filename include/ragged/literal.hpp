@@ -17,7 +17,8 @@
 #include "ragged_tensor.hpp"
 #include "tensor.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 namespace detail {
 // The deepest nesting any literal may have, on every path into one: text,
@@ -284,4 +285,5 @@ Tensor<T> tensor(const Literal<T>& literal) {
   return detail::build_tensor(b);
 }
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

@@ -8,8 +8,8 @@
 #include "format.hpp"          // IWYU pragma: export
 #include "kernel/compact.hpp"  // IWYU pragma: export
 #include "literal.hpp"         // IWYU pragma: export
-#include "row_partition.hpp"   // IWYU pragma: export
 #include "ragged_tensor.hpp"   // IWYU pragma: export
+#include "row_partition.hpp"   // IWYU pragma: export
 #include "shape.hpp"           // IWYU pragma: export
 #include "tensor.hpp"          // IWYU pragma: export
 #include "version.hpp"         // IWYU pragma: export

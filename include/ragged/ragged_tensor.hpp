@@ -20,7 +20,8 @@
 #include "shape.hpp"
 #include "tensor.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 /// A read-only list of indices handed to a factory: a braced list, a
 /// std::vector, a std::span or a rank-1 Tensor.
@@ -767,4 +768,5 @@ struct ragged_parts {
 };
 }  // namespace detail
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

@@ -9,7 +9,8 @@
 #include "detail/checked.hpp"
 #include "error.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 /// The index types row splits may use, as TensorFlow's `row_splits_dtype`
 /// (tf.int64 or tf.int32).
@@ -82,4 +83,5 @@ class RowPartition {
   std::int64_t uniform_ = 0;
 };
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

@@ -13,7 +13,8 @@
 #include "detail/checked.hpp"
 #include "error.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 class Shape;
 std::string to_string(const Shape& shape);
@@ -127,4 +128,5 @@ inline std::string to_string(const PartialShape& shape) {
   return out;
 }
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

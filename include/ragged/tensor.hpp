@@ -15,7 +15,8 @@
 #include "error.hpp"
 #include "shape.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 namespace detail {
 // NaN equals NaN here, so that a tensor equals its own copy and parse(to_string(x)) == x.
@@ -191,4 +192,5 @@ class Tensor {
   detail::Buffer<T> values_;
 };
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

@@ -9,9 +9,11 @@
 #define RAGGED_VERSION_MINOR 1
 #define RAGGED_VERSION_PATCH 0
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 /// The library version as "major.minor.patch".
 inline constexpr const char* version_string = "0.1.0";
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

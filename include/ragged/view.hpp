@@ -19,7 +19,8 @@
 #include "shape.hpp"
 #include "tensor.hpp"
 
-namespace ragged::inline v0_1 {
+namespace ragged {
+inline namespace v0_1 {
 
 /// A dense, row-major tensor in someone else's memory: a pointer and a Shape,
 /// as `std::mdspan` with a row-major layout or xtensor's `adapt`. `T` may be
@@ -190,4 +191,5 @@ class RaggedTensorView {
 template <class T, class Index>
 RaggedTensorView(const RaggedTensor<T, Index>&) -> RaggedTensorView<const T, Index>;
 
-}  // namespace ragged::inline v0_1
+}  // namespace v0_1
+}  // namespace ragged

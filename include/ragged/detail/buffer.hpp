@@ -16,7 +16,9 @@
 #include <sys/mman.h>
 #endif
 
-namespace ragged::inline v0_1::detail {
+namespace ragged {
+inline namespace v0_1 {
+namespace detail {
 
 /// Tag: allocate without initialising trivially copyable elements (the caller
 /// overwrites them all), as std::make_unique_for_overwrite.
@@ -245,4 +247,6 @@ template <class T>
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
-}  // namespace ragged::inline v0_1::detail
+}  // namespace detail
+}  // namespace v0_1
+}  // namespace ragged

@@ -9,7 +9,9 @@
 
 #include "../error.hpp"
 
-namespace ragged::inline v0_1::detail {
+namespace ragged {
+inline namespace v0_1 {
+namespace detail {
 
 /// Stores a + b in `out`; true when it does not fit int64 (then `out` is unspecified).
 [[nodiscard]] constexpr bool add_overflows(std::int64_t a, std::int64_t b,
@@ -59,4 +61,6 @@ template <class... What>
   return r;
 }
 
-}  // namespace ragged::inline v0_1::detail
+}  // namespace detail
+}  // namespace v0_1
+}  // namespace ragged

@@ -7,7 +7,9 @@
 #include <string_view>
 #include <type_traits>
 
-namespace ragged::inline v0_1::detail {
+namespace ragged {
+inline namespace v0_1 {
+namespace detail {
 
 inline void append_part(std::string& out, std::string_view s) {
   out.append(s);
@@ -35,4 +37,6 @@ std::string cat(const Parts&... parts) {
   return out;
 }
 
-}  // namespace ragged::inline v0_1::detail
+}  // namespace detail
+}  // namespace v0_1
+}  // namespace ragged

@@ -13,7 +13,10 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-namespace ragged::inline v0_1::kernel::detail {
+namespace ragged {
+inline namespace v0_1 {
+namespace kernel {
+namespace detail {
 
 // For each 8-bit mask: the 32-bit lanes to gather, kept lanes first.
 inline constexpr auto permute8x32 = [] {
@@ -112,5 +115,8 @@ template <std::size_t W>
   return (dst - out) / static_cast<std::int64_t>(W);
 }
 
-}  // namespace ragged::inline v0_1::kernel::detail
+}  // namespace detail
+}  // namespace kernel
+}  // namespace v0_1
+}  // namespace ragged
 #endif

@@ -11,7 +11,10 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-namespace ragged::inline v0_1::kernel::detail {
+namespace ragged {
+inline namespace v0_1 {
+namespace kernel {
+namespace detail {
 
 // The mask bits of 64 entries from `len` (1..64) mask bytes; bytes past `len` are not read.
 [[gnu::target("avx512f,avx512bw,bmi2"), gnu::always_inline]] inline std::uint64_t mask_bits_avx512(
@@ -128,5 +131,8 @@ template <std::size_t W, bool Direct, bool Prefetch = false>
   return (dst - out) / static_cast<std::int64_t>(W);
 }
 
-}  // namespace ragged::inline v0_1::kernel::detail
+}  // namespace detail
+}  // namespace kernel
+}  // namespace v0_1
+}  // namespace ragged
 #endif

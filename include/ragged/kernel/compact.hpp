@@ -35,7 +35,9 @@
 /// `out` must not overlap `in` or `mask`. The boolean_mask operations, which
 /// see whole tensors, detect an output that aliases an input and compute into
 /// a temporary instead.
-namespace ragged::inline v0_1::kernel {
+namespace ragged {
+inline namespace v0_1 {
+namespace kernel {
 
 /// The number of true entries in mask[0, n): the size of a compaction's output,
 /// so that it is allocated once.
@@ -357,4 +359,6 @@ std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std:
   return offsets.back();
 }
 
-}  // namespace ragged::inline v0_1::kernel
+}  // namespace kernel
+}  // namespace v0_1
+}  // namespace ragged

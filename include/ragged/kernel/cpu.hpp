@@ -13,7 +13,9 @@
 #include <cpuid.h>
 #endif
 
-namespace ragged::inline v0_1::kernel {
+namespace ragged {
+inline namespace v0_1 {
+namespace kernel {
 
 /// The kernel's instruction-set levels. avx512 means AVX-512 F, BW, VL and
 /// VBMI2 (Ice Lake, Zen 4 and later); avx2 means AVX2 and BMI2.
@@ -141,4 +143,6 @@ inline bool force_isa(Isa isa) noexcept {
   return detail::cpu();
 }
 
-}  // namespace ragged::inline v0_1::kernel
+}  // namespace kernel
+}  // namespace v0_1
+}  // namespace ragged

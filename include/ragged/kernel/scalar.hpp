@@ -9,7 +9,10 @@
 #include <cstdint>
 #include <cstring>
 
-namespace ragged::inline v0_1::kernel::detail {
+namespace ragged {
+inline namespace v0_1 {
+namespace kernel {
+namespace detail {
 
 // A mask byte is true when it is nonzero, on every path: byte masks from NumPy
 // or Arrow arrive memcpy'd into bool storage holding 2 or 255, and every ISA,
@@ -129,4 +132,7 @@ void for_each_run(const bool* mask, std::int64_t n, Run&& run) {
   if (open >= 0) run(open, n);
 }
 
-}  // namespace ragged::inline v0_1::kernel::detail
+}  // namespace detail
+}  // namespace kernel
+}  // namespace v0_1
+}  // namespace ragged

@@ -12,7 +12,10 @@
 #include <emmintrin.h>  // SSE2: part of every x86-64, no target attribute needed
 #endif
 
-namespace ragged::inline v0_1::kernel::detail {
+namespace ragged {
+inline namespace v0_1 {
+namespace kernel {
+namespace detail {
 
 // From this many input bytes on, the kernel streams its output: well past a
 // core's L2, where an output is not read again before it leaves the cache.
@@ -57,4 +60,7 @@ inline void stream_fence() noexcept {
 #endif
 }
 
-}  // namespace ragged::inline v0_1::kernel::detail
+}  // namespace detail
+}  // namespace kernel
+}  // namespace v0_1
+}  // namespace ragged
