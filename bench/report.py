@@ -13,6 +13,8 @@ BASELINES = {
     "kernel_rows": "baseline_rows_memcpy",
     "ragged_rows": "baseline_rows_memcpy",
     "ragged_reused": "baseline_ragged_per_row",
+    "views_dense": "views_dense_kernel_alone",
+    "views_ragged": "views_ragged_owning",
 }
 
 
