@@ -1,4 +1,5 @@
 #include <ragged/kernel/compact.hpp>
+#include <ragged/kernel/parallel.hpp>
 
 #include <cstdint>
 #include <cstdlib>

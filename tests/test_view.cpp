@@ -1,6 +1,7 @@
 // Views of the caller's memory: no copy in, results into caller memory.
 #include <ragged/boolean_mask.hpp>
 #include <ragged/format.hpp>
+#include <ragged/kernel/parallel.hpp>
 #include <ragged/literal.hpp>
 #include <ragged/view.hpp>
 

@@ -136,7 +136,9 @@ void check_conformance(const View<T, I>& data, const View<M, J>& mask, std::int6
     if (ml.is_uniform() && dl.is_uniform() && ml.uniform_row_length() == dl.uniform_row_length())
       continue;
     // The same splits in memory (a mask made over the data's own splits): identical.
-    if (!ml.is_uniform() && ml.row_splits().data() == dl.row_splits().data() &&
+    if (!ml.is_uniform() &&
+        static_cast<const void*>(ml.row_splits().data()) ==
+            static_cast<const void*>(dl.row_splits().data()) &&
         ml.nrows() == dl.nrows())
       continue;
     for (std::int64_t r = 0; r <= ml.nrows(); ++r)
@@ -507,22 +509,25 @@ DensePlan plan_dense(TensorView<const T> tensor, TensorView<const bool> mask, st
 // Compacts into `out`, which has room for the result (`kept` known, or -1 when
 // `out` has room for the whole input and the single-pass path may run);
 // returns the count kept per outer row.
-template <class T>
+template <class T, class Policy>
 std::int64_t dense_into(T* out, TensorView<const T> tensor, TensorView<const bool> mask,
-                        const DensePlan& p, std::int64_t kept, kernel::Parallel parallel) {
+                        const DensePlan& p, std::int64_t kept, const Policy& parallel) {
+  // Unqualified, so that the Policy's own overload (kernel::Parallel, declared
+  // in kernel/parallel.hpp, perhaps after this header) is found by ADL.
+  using kernel::compact;
   if (tensor.size() == 0) return kept >= 0 ? kept : kernel::count(mask.data(), p.m);
   if (p.outer == 1 && kept < 0)
-    return kernel::compact(tensor.data(), mask.data(), p.m, out, p.inner, parallel);
+    return compact(tensor.data(), mask.data(), p.m, out, p.inner, parallel);
   if (kept < 0) kept = kernel::count(mask.data(), p.m);
   for (std::int64_t o = 0; o < p.outer; ++o)
-    kernel::compact(tensor.data() + o * p.m * p.inner, mask.data(), p.m, out + o * kept * p.inner,
-                    p.inner, parallel);
+    compact(tensor.data() + o * p.m * p.inner, mask.data(), p.m, out + o * kept * p.inner, p.inner,
+            parallel);
   return kept;
 }
 
-template <class T>
+template <class T, class Policy>
 void dense_mask(Tensor<T>& result, TensorView<const T> tensor, TensorView<const bool> mask,
-                DensePlan p, kernel::Parallel parallel) {
+                DensePlan p, const Policy& parallel) {
   if (tensor.size() == 0) {
     // Nothing to move: the result's shape is all there is (and `outer` may
     // count INT64_MAX empty rows, as in (INT64_MAX, 3, 0)).
@@ -559,15 +564,16 @@ void dense_mask(Tensor<T>& result, TensorView<const T> tensor, TensorView<const 
 /// `axis` may be negative, counting from the end as in NumPy. `tensor` and
 /// `mask` may be owning or views (a RaggedTensor of ragged_rank 0 counts as
 /// its flat values). Throws shape_error naming both shapes and the axis.
-/// `out`'s buffer is reused; `parallel` lets large inputs be split over
-/// threads (opt-in, same result). `out` may be the tensor or the mask itself:
-/// then the result is computed into a fresh tensor and moved into `out`.
-/// Exception guarantee: the inputs are never modified; should an element copy
-/// throw, `out` is left empty and valid.
-template <class Data, class Mask>
+/// `out`'s buffer is reused; `parallel`, a kernel::Parallel{threads} from
+/// <ragged/kernel/parallel.hpp>, lets large inputs be split over threads
+/// (opt-in, same result; the default runs on the calling thread). `out` may be the tensor or the
+/// mask itself: then the result is computed into a fresh tensor and moved into `out`. Exception
+/// guarantee: the inputs are never modified; should an element copy throw, `out` is left empty and
+/// valid.
+template <class Data, class Mask, class Policy = kernel::Serial>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> Tensor<detail::value_of<Data>>
 &boolean_mask_to(Tensor<detail::value_of<Data>>& out, const Data& tensor, const Mask& mask,
-                 std::int64_t axis, kernel::Parallel parallel = {}) {
+                 std::int64_t axis, Policy parallel = {}) {
   static_assert(detail::bool_mask<Mask>,
                 "ragged::boolean_mask_to: the mask must hold bool (TensorFlow rejects non-boolean "
                 "masks too); wrap other byte masks with ragged::byte_mask");
@@ -587,10 +593,10 @@ requires detail::tensor_like<Data> && detail::tensor_like<Mask> Tensor<detail::v
 /// When `out` is too small, throws shape_error naming both sizes and writes
 /// nothing. `out` may overlap an input: the result is then computed into a
 /// temporary and copied there.
-template <class Data, class Mask>
+template <class Data, class Mask, class Policy = kernel::Serial>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> TensorView<detail::value_of<Data>>
 boolean_mask_to(TensorView<detail::value_of<Data>> out, const Data& tensor, const Mask& mask,
-                std::int64_t axis, kernel::Parallel parallel = {}) {
+                std::int64_t axis, Policy parallel = {}) {
   static_assert(detail::bool_mask<Mask>,
                 "ragged::boolean_mask_to: the mask must hold bool (TensorFlow rejects non-boolean "
                 "masks too); wrap other byte masks with ragged::byte_mask");
