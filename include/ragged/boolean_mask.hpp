@@ -64,7 +64,7 @@ void add_uniform_levels(View<T, Index>& v, const Shape& flat, std::int64_t nleve
 }
 
 template <class T, class Index>
-View<T, Index> view_of(TensorView<const T> t, std::int64_t nlevels) {
+View<T, Index> view_of(const TensorView<const T>& t, std::int64_t nlevels) {
   View<T, Index> v;
   v.values = t.data();
   for (auto d : t.shape()) v.shape.emplace_back(d);
@@ -479,7 +479,8 @@ struct DensePlan {
 };
 
 template <class T>
-DensePlan plan_dense(TensorView<const T> tensor, TensorView<const bool> mask, std::int64_t axis) {
+DensePlan plan_dense(const TensorView<const T>& tensor, const TensorView<const bool>& mask,
+                     std::int64_t axis) {
   const auto k = mask.rank();
   const auto n = tensor.rank();
   if (k == 0) throw_shape_error("mask cannot be scalar");
@@ -510,8 +511,9 @@ DensePlan plan_dense(TensorView<const T> tensor, TensorView<const bool> mask, st
 // `out` has room for the whole input and the single-pass path may run);
 // returns the count kept per outer row.
 template <class T, class Policy>
-std::int64_t dense_into(T* out, TensorView<const T> tensor, TensorView<const bool> mask,
-                        const DensePlan& p, std::int64_t kept, const Policy& parallel) {
+std::int64_t dense_into(T* out, const TensorView<const T>& tensor,
+                        const TensorView<const bool>& mask, const DensePlan& p, std::int64_t kept,
+                        const Policy& parallel) {
   // Unqualified, so that the Policy's own overload (kernel::Parallel, declared
   // in kernel/parallel.hpp, perhaps after this header) is found by ADL.
   using kernel::compact;
@@ -526,8 +528,8 @@ std::int64_t dense_into(T* out, TensorView<const T> tensor, TensorView<const boo
 }
 
 template <class T, class Policy>
-void dense_mask(Tensor<T>& result, TensorView<const T> tensor, TensorView<const bool> mask,
-                DensePlan p, const Policy& parallel) {
+void dense_mask(Tensor<T>& result, const TensorView<const T>& tensor,
+                const TensorView<const bool>& mask, DensePlan p, const Policy& parallel) {
   if (tensor.size() == 0) {
     // Nothing to move: the result's shape is all there is (and `outer` may
     // count INT64_MAX empty rows, as in (INT64_MAX, 3, 0)).
