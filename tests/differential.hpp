@@ -217,7 +217,7 @@ inline ragged::Tensor<bool> large_mask(Choices& c, std::int64_t n, std::vector<c
 
 // A length in one of the size classes: tiny, around a block, thousands, or
 // past the streaming threshold.
-inline std::int64_t large_size(Choices& c) {
+inline std::int64_t large_size_class(Choices& c) {
   switch (c.pick(0, 9)) {
     case 0:
       return c.pick(0, 130);
@@ -235,10 +235,15 @@ inline std::int64_t large_size(Choices& c) {
   }
 }
 
+// A length from the size classes, at most `cap` (the fuzzer keeps it smaller, for throughput).
+inline std::int64_t large_size(Choices& c, std::int64_t cap) {
+  return std::min(cap, large_size_class(c));
+}
+
 // tf.boolean_mask(values, mask, 0) on [n, inner] int32 (sometimes [outer, n,
 // inner] at axis 1), with threads, into a reused or aliased output.
-inline Failure large_dense_case(Choices& c) {
-  std::int64_t n = large_size(c);
+inline Failure large_dense_case(Choices& c, std::int64_t cap = std::int64_t{6} << 20) {
+  std::int64_t n = large_size(c, cap);
   const std::int64_t inner = c.chance(60) ? 1 : c.pick(2, 40);
   const std::int64_t outer = c.chance(20) ? c.pick(2, 3) : 1;
   n = std::min<std::int64_t>(n, (std::int64_t{6} << 20) / inner / outer);
@@ -280,8 +285,8 @@ inline Failure large_dense_case(Choices& c) {
 // mask (elements), or a 1-D mask (row selection), in int32 or int64 splits,
 // sometimes with a uniform inner dim and sometimes with out = data.
 template <class Index>
-Failure large_ragged_case(Choices& c) {
-  const auto total_goal = large_size(c);
+Failure large_ragged_case(Choices& c, std::int64_t cap = std::int64_t{6} << 20) {
+  const auto total_goal = large_size(c, cap);
   const std::int64_t inner = c.chance(70) ? 1 : c.pick(2, 20);
   const std::int64_t longest = c.chance(50) ? c.pick(1, 200) : c.pick(1000, 5000);
   std::vector<Index> splits{0};

@@ -454,6 +454,41 @@ boolean_mask(const Data& data, const Mask& mask) {
 }
 
 namespace detail {
+template <class>
+inline constexpr bool not_a_tensor = false;
+}  // namespace detail
+
+/// Data or a mask that is no tensor type (a std::vector<bool>, a plain
+/// vector): a compile-time error that names the adaptor to use.
+template <class Data, class Mask>
+requires(!detail::tensor_like<Data> || !detail::tensor_like<Mask>) void boolean_mask(const Data&,
+                                                                                     const Mask&) {
+  static_assert(detail::not_a_tensor<Mask>,
+                "ragged::boolean_mask: data and mask must be tensors or views; a mask must be a "
+                "Tensor<bool>, RaggedTensor<bool> or a view of one; wrap bytes (NumPy, Arrow, "
+                "std::vector<std::uint8_t>) with ragged::byte_mask, and copy a std::vector<bool> "
+                "(which packs bits) into a Tensor<bool>");
+}
+template <class Out, class Data, class Mask>
+requires(!detail::tensor_like<Data> ||
+         !detail::tensor_like<Mask>) void boolean_mask_to(Out&, const Data&, const Mask&) {
+  static_assert(detail::not_a_tensor<Mask>,
+                "ragged::boolean_mask_to: data and mask must be tensors or views; a mask must be a "
+                "Tensor<bool>, RaggedTensor<bool> or a view of one; wrap bytes (NumPy, Arrow, "
+                "std::vector<std::uint8_t>) with ragged::byte_mask, and copy a std::vector<bool> "
+                "(which packs bits) into a Tensor<bool>");
+}
+template <class Data, class Mask>
+requires(!detail::tensor_like<Data> ||
+         !detail::tensor_like<Mask>) void boolean_mask(const Data&, const Mask&, std::int64_t) {
+  static_assert(detail::not_a_tensor<Mask>,
+                "ragged::boolean_mask: data and mask must be tensors or views; a mask must be a "
+                "Tensor<bool> or a view of one; wrap bytes (NumPy, Arrow, "
+                "std::vector<std::uint8_t>) with ragged::byte_mask, and copy a std::vector<bool> "
+                "(which packs bits) into a Tensor<bool>");
+}
+
+namespace detail {
 
 // The dense operand of tf.boolean_mask: a Tensor or TensorView as it is, a
 // RaggedTensor (or view) of ragged_rank 0 as its flat values.

@@ -10,6 +10,10 @@
 
 #include "../differential.hpp"
 
+// Large enough for 64-entry blocks, 8 KiB chunks and two threads; the
+// streaming sizes are left to the unit test, for throughput.
+constexpr std::int64_t fuzz_cap = std::int64_t{1} << 18;
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
   reference::Choices c(data + 2, size - 2);
@@ -29,13 +33,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       failure = reference::dense_case<double>(c, density);
       break;
     case 4:
-      failure = reference::large_dense_case(c);
+      failure = reference::large_dense_case(c, fuzz_cap);
       break;
     case 5:
-      failure = reference::large_ragged_case<std::int32_t>(c);
+      failure = reference::large_ragged_case<std::int32_t>(c, fuzz_cap);
       break;
     default:
-      failure = reference::large_ragged_case<std::int64_t>(c);
+      failure = reference::large_ragged_case<std::int64_t>(c, fuzz_cap);
       break;
   }
   if (!failure.empty()) {

@@ -121,7 +121,13 @@ void literals(const std::uint8_t* p, const std::uint8_t* end) {
     return;  // deeper than the limit: refused while building
   }
   if (stack.empty()) return;
-  const auto root = ragged::Literal<int>::list(std::move(stack));
+  std::optional<ragged::Literal<int>> wrapped;
+  try {
+    wrapped = ragged::Literal<int>::list(std::move(stack));
+  } catch (const ragged::shape_error&) {
+    return;  // the outer list is one level too many
+  }
+  const auto& root = *wrapped;
   for (const std::int64_t rr :
        {std::int64_t{-1}, std::int64_t{0}, std::int64_t{1}, std::int64_t{3}}) {
     try {
