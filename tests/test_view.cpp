@@ -219,3 +219,28 @@ TEST_CASE("boolean_mask_to writes into caller memory and returns the view of wha
   CHECK(dest[0] == 1);
   CHECK(dest[1] == 2);
 }
+
+TEST_CASE("rows, values() and rows() are views: no copy, as TensorFlow's") {
+  const auto rt = ragged::constant<int>({{{1, 2}, {}}, {}, {{3}, {4, 5, 6}}});
+  const auto row2 = rt[2];  // [[3], [4, 5, 6]]
+  CHECK(row2.flat_values().data() == rt.flat_values().data());
+  CHECK(row2.nrows() == 2);
+  CHECK(ragged::to_string(row2) == "[[3], [4, 5, 6]]");
+  // Views compare by structure and values, wherever their splits start.
+  CHECK(row2 == ragged::constant<int>({{3}, {4, 5, 6}}));
+  CHECK_FALSE(row2 == ragged::constant<int>({{3, 4}, {5, 6}}));
+  CHECK(ragged::to_string(rt.values()) == "[[1, 2], [], [3], [4, 5, 6]]");
+  CHECK(rt.values().flat_values().data() == rt.flat_values().data());
+  std::vector<std::string> printed;
+  for (const auto& row : rt.rows()) printed.push_back(ragged::to_string(row));
+  CHECK(printed == std::vector<std::string>{"[[1, 2], []]", "[]", "[[3], [4, 5, 6]]"});
+  // A row of a row, and masking a row view.
+  CHECK(ragged::to_string(ragged::constant<int>({{1, 2, 3}, {4}})[0]) == "[1, 2, 3]");
+  const auto kept = ragged::boolean_mask(row2, ragged::constant<bool>({{F}, {T, F, T}}));
+  CHECK(ragged::to_string(kept) == "[[], [4, 6]]");
+  // Dense rows: a slab of the flat values.
+  const auto dense = RaggedTensor<int>::from_tensor(ragged::tensor<int>({{1, 2}, {3, 4}}),
+                                                    std::nullopt, std::nullopt, 0);
+  CHECK(ragged::to_string(dense[1]) == "[3, 4]");
+  CHECK(dense[1].flat_values().data() == dense.flat_values().data() + 2);
+}

@@ -20,6 +20,7 @@
 #include "literal.hpp"
 #include "ragged_tensor.hpp"
 #include "tensor.hpp"
+#include "view.hpp"
 
 namespace ragged {
 inline namespace v0_1 {
@@ -163,20 +164,24 @@ const T* append_block(std::string& out, const T* v, const Shape& shape, std::int
   return v;
 }
 
+// Rows [lo, hi) of `level` of a ragged view, nested: one printer for owning
+// tensors and views alike (partitions hold absolute bounds).
 template <class T, class Index>
-void append_ragged(std::string& out, const RaggedTensor<T, Index>& rt, std::size_t level,
+void append_ragged(std::string& out, const RaggedTensorView<T, Index>& rt, std::size_t level,
                    std::int64_t lo, std::int64_t hi) {
   out += '[';
-  const auto& splits = rt.nested_row_splits();
+  const auto& parts = rt.partitions();
   const auto& flat = rt.flat_values();
-  const auto inner = flat.shape().num_elements(1, flat.rank());
   for (auto r = lo; r < hi; ++r) {
     if (r > lo) out += ", ";
-    if (level == splits.size()) {
+    if (level == parts.size()) {
+      // Only reached for rows that exist, so `inner` fits: a row of an empty
+      // tensor is never printed.
+      const auto inner = flat.shape().num_elements(1, flat.rank());
       append_block(out, flat.data() + r * inner, flat.shape(), 1);
     } else {
-      const auto s = splits[level].values();
-      append_ragged(out, rt, level + 1, s[to_size(r)], s[to_size(r + 1)]);
+      const auto& p = parts[level];
+      append_ragged(out, rt, level + 1, p.bound(r), p.bound(r + 1));
     }
   }
   out += ']';
@@ -197,10 +202,22 @@ requires detail::printable<T> std::string to_string(const Tensor<T>& t) {
 /// The ragged tensor as a nested list, as TensorFlow's `rt.to_list()` printed
 /// by Python: `[[1, 3], [], [7]]`.
 template <class T, class Index>
-requires detail::printable<T> std::string to_string(const RaggedTensor<T, Index>& rt) {
-  rt.validate();  // splits given with validate = false are checked before they are followed
+requires detail::printable<std::remove_const_t<T>> std::string to_string(
+    const RaggedTensorView<T, Index>& rt) {
   std::string out;
   detail::append_ragged(out, rt, 0, 0, rt.nrows());
+  return out;
+}
+template <class T, class Index>
+requires detail::printable<T> std::string to_string(const RaggedTensor<T, Index>& rt) {
+  // The view validates splits given with validate = false before they are followed.
+  return to_string(rt.view());
+}
+/// A dense view as a nested list, as to_string of a Tensor.
+template <class T>
+requires detail::printable<std::remove_const_t<T>> std::string to_string(const TensorView<T>& t) {
+  std::string out;
+  detail::append_block(out, t.data(), t.shape(), 0);
   return out;
 }
 
@@ -211,6 +228,16 @@ requires detail::printable<T> std::ostream& operator<<(std::ostream& os, const T
 template <class T, class Index>
 requires detail::printable<T> std::ostream& operator<<(std::ostream& os,
                                                        const RaggedTensor<T, Index>& rt) {
+  return os << to_string(rt);
+}
+template <class T>
+requires detail::printable<std::remove_const_t<T>> std::ostream& operator<<(
+    std::ostream& os, const TensorView<T>& t) {
+  return os << to_string(t);
+}
+template <class T, class Index>
+requires detail::printable<std::remove_const_t<T>> std::ostream& operator<<(
+    std::ostream& os, const RaggedTensorView<T, Index>& rt) {
   return os << to_string(rt);
 }
 

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -19,6 +20,7 @@
 #include "row_partition.hpp"
 #include "shape.hpp"
 #include "tensor.hpp"
+#include "view.hpp"
 
 namespace ragged {
 inline namespace v0_1 {
@@ -441,12 +443,20 @@ class RaggedTensor {
     return splits_.empty() ? flat_values_.dim(0) : splits_.front().size() - 1;
   }
 
-  /// One level down: the values partitioned by row_splits (tf: values). A copy.
-  [[nodiscard]] RaggedTensor values() const {
+  /// A view of the whole tensor (O(ragged_rank), no copy).
+  [[nodiscard]] RaggedTensorView<const T, Index> view() const {
+    return RaggedTensorView<const T, Index>(*this);
+  }
+
+  /// One level down: the values partitioned by row_splits (tf: values), as a
+  /// view (no copy; the tensor must outlive it).
+  [[nodiscard]] RaggedTensorView<const T, Index> values() const {
     require_ragged("values");
-    RaggedTensor v(flat_values_, std::vector<Tensor<Index>>(splits_.begin() + 1, splits_.end()));
-    v.validated_ = validated_;
-    return v;
+    validate();
+    std::vector<RowPartition<Index>> parts;
+    for (std::size_t l = 1; l < splits_.size(); ++l)
+      parts.push_back(RowPartition<Index>::from_row_splits(splits_[l].values(), false));
+    return RaggedTensorView<const T, Index>::from_partitions(flat_values_, std::move(parts), false);
   }
 
   /// tf: row_lengths(): the length of each row.
@@ -503,41 +513,49 @@ class RaggedTensor {
     return out;
   }
 
-  /// Row `i` (tf: rt[i]) as a RaggedTensor of one rank less (ragged_rank one
-  /// less, or a slab of the flat values when ragged_rank() == 0). Throws
-  /// std::out_of_range for a bad index.
-  [[nodiscard]] RaggedTensor operator[](std::int64_t i) const { return row(i); }
-  [[nodiscard]] RaggedTensor row(std::int64_t i) const {
+  /// Row `i` (tf: rt[i]) as a view of one rank less (no copy; the tensor must
+  /// outlive it): ragged_rank one less, or a slab of the flat values when
+  /// ragged_rank() is 0 or 1. Throws std::out_of_range for a bad index.
+  [[nodiscard]] RaggedTensorView<const T, Index> operator[](std::int64_t i) const { return row(i); }
+  [[nodiscard]] RaggedTensorView<const T, Index> row(std::int64_t i) const {
     if (i < 0 || i >= nrows())
       detail::throw_out_of_range("row ", i, " is out of range for a RaggedTensor with ", nrows(),
                                  " rows");
     if (rank() < 2)
       detail::throw_shape_error("row ", i, " of a rank-1 tensor is a scalar; read flat_values()");
     validate();
-    std::int64_t lo = i, hi = i + 1;
-    std::vector<Tensor<Index>> splits;
-    for (std::size_t l = 0; l < splits_.size(); ++l) {
-      const auto s = splits_[l].values();
-      if (l > 0) {
-        detail::Buffer<Index> b(detail::to_size(hi - lo + 1), detail::for_overwrite);
-        for (auto k = lo; k <= hi; ++k)
-          b[detail::to_size(k - lo)] =
-              static_cast<Index>(s[detail::to_size(k)] - s[detail::to_size(lo)]);
-        splits.push_back(detail::splits_tensor(std::move(b)));
-      }
-      const std::int64_t next_lo = s[detail::to_size(lo)];
-      hi = s[detail::to_size(hi)];
-      lo = next_lo;
-    }
-    const auto inner = flat_values_.shape().num_elements(1, flat_values_.rank());
-    std::vector<std::int64_t> dims(flat_values_.shape().begin(), flat_values_.shape().end());
-    if (splits_.empty())
+    const auto& fshape = flat_values_.shape();
+    const auto inner = fshape.num_elements(1, fshape.rank());
+    std::vector<std::int64_t> dims(fshape.begin(), fshape.end());
+    if (splits_.empty()) {
+      // A slab of the flat values: dims [1:].
       dims.erase(dims.begin());
-    else
-      dims[0] = hi - lo;
-    const auto vals = flat_values_.values().subspan(detail::to_size(lo * inner),
-                                                    detail::to_size((hi - lo) * inner));
-    return RaggedTensor(Tensor<T>(Shape(std::move(dims)), vals), std::move(splits));
+      return RaggedTensorView<const T, Index>::from_partitions(
+          TensorView<const T>(flat_values_.data() + i * inner, Shape(std::move(dims))), {}, false);
+    }
+    if (splits_.size() == 1) {
+      const auto s = splits_.front().values();
+      const std::int64_t lo = s[detail::to_size(i)];
+      dims[0] = std::int64_t{s[detail::to_size(i) + 1]} - lo;
+      return RaggedTensorView<const T, Index>::from_partitions(
+          TensorView<const T>(flat_values_.data() + lo * inner, Shape(std::move(dims))), {}, false);
+    }
+    // The rows of level 1 under row i: their splits are absolute, as views allow.
+    std::vector<RowPartition<Index>> parts;
+    const auto s0 = splits_.front().values();
+    const auto lo = static_cast<std::size_t>(s0[detail::to_size(i)]);
+    const auto hi = static_cast<std::size_t>(s0[detail::to_size(i) + 1]);
+    parts.push_back(
+        RowPartition<Index>::from_row_splits(splits_[1].values().subspan(lo, hi - lo + 1), false));
+    for (std::size_t l = 2; l < splits_.size(); ++l)
+      parts.push_back(RowPartition<Index>::from_row_splits(splits_[l].values(), false));
+    return RaggedTensorView<const T, Index>::from_partitions(flat_values_, std::move(parts), false);
+  }
+
+  /// The rows as a range of views (tf: iterating a RaggedTensor).
+  [[nodiscard]] auto rows() const {
+    return std::views::iota(std::int64_t{0}, nrows()) |
+           std::views::transform([this](std::int64_t i) { return row(i); });
   }
 
   /// tf: to_tensor(default_value, shape): a dense tensor padded with

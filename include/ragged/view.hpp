@@ -14,13 +14,15 @@
 
 #include "detail/checked.hpp"
 #include "error.hpp"
-#include "ragged_tensor.hpp"
 #include "row_partition.hpp"
 #include "shape.hpp"
 #include "tensor.hpp"
 
 namespace ragged {
 inline namespace v0_1 {
+
+template <class T, RowIndex Index>
+class RaggedTensor;
 
 /// A dense, row-major tensor in someone else's memory: a pointer and a Shape,
 /// as `std::mdspan` with a row-major layout or xtensor's `adapt`. `T` may be
@@ -161,6 +163,19 @@ class RaggedTensorView {
   [[nodiscard]] std::int64_t nrows() const noexcept {
     return partitions_.empty() ? flat_values_.dim(0) : partitions_.front().nrows();
   }
+  /// Same structure (row lengths at every level, inner dims) and same values
+  /// (NaN equals NaN), wherever each side's splits start; a RaggedTensor
+  /// compares through its view.
+  friend bool operator==(const RaggedTensorView& a, const RaggedTensorView& b) {
+    if (a.ragged_rank() != b.ragged_rank() || a.nrows() != b.nrows()) return false;
+    const auto& fa = a.flat_values().shape();
+    const auto& fb = b.flat_values().shape();
+    if (fa.rank() != fb.rank()) return false;
+    for (std::int64_t d = 1; d < fa.rank(); ++d)
+      if (fa[d] != fb[d]) return false;
+    return equal_rows(a, b, 0, 0, 0, a.nrows());
+  }
+
   /// tf: shape, e.g. (3, None, 2); uniform partitions are reported as None too.
   [[nodiscard]] PartialShape shape() const {
     PartialShape out{nrows()};
@@ -170,6 +185,26 @@ class RaggedTensorView {
   }
 
  private:
+  // Rows [la, la + n) of a and [lb, lb + n) of b, from `level` down.
+  static bool equal_rows(const RaggedTensorView& a, const RaggedTensorView& b, std::size_t level,
+                         std::int64_t la, std::int64_t lb, std::int64_t n) {
+    if (level == a.partitions_.size()) {
+      const auto inner = a.flat_values_.shape().num_elements(1, a.flat_values_.rank());
+      const auto* x = a.flat_values_.data() + la * inner;
+      const auto* y = b.flat_values_.data() + lb * inner;
+      for (std::int64_t i = 0; i < n * inner; ++i)
+        if (!detail::same_value(x[i], y[i])) return false;
+      return true;
+    }
+    const auto& pa = a.partitions_[level];
+    const auto& pb = b.partitions_[level];
+    for (std::int64_t r = 0; r < n; ++r)
+      if (pa.bound(la + r + 1) - pa.bound(la + r) != pb.bound(lb + r + 1) - pb.bound(lb + r))
+        return false;
+    return n == 0 ||
+           equal_rows(a, b, level + 1, pa.bound(la), pb.bound(lb), pa.bound(la + n) - pa.bound(la));
+  }
+
   // Each level reaches only rows that exist one level down.
   void check_levels() const {
     for (std::size_t l = 0; l < partitions_.size(); ++l) {
