@@ -97,16 +97,18 @@ void views_ragged_copy_in(benchmark::State& state) {
   bench::set_counters(state, n, n * 4);
 }
 
-// Views made (and validated) on every call, as a user handed new buffers would.
-void views_ragged_view(benchmark::State& state) {
-  auto& u = user();
+// Views made (and validated) on every call, as a user handed new buffers
+// would, over `values` and `mask` bytes with the user's splits.
+void ragged_view_loop(benchmark::State& state, std::span<const std::int32_t> values,
+                      std::span<const std::uint8_t> mask) {
+  const auto& splits = user().splits;
   ragged::RaggedTensor<std::int32_t> out;
   const auto run = [&] {
     const auto data = ragged::RaggedTensorView<const std::int32_t>::from_row_splits(
-        ragged::TensorView<const std::int32_t>{std::span<const std::int32_t>(u.values)}, u.splits);
-    const auto mask =
-        ragged::RaggedTensorView<const bool>::from_row_splits(ragged::byte_mask(u.mask), u.splits);
-    ragged::boolean_mask_to(out, data, mask);
+        ragged::TensorView<const std::int32_t>{values}, splits);
+    const auto m =
+        ragged::RaggedTensorView<const bool>::from_row_splits(ragged::byte_mask(mask), splits);
+    ragged::boolean_mask_to(out, data, m);
   };
   run();  // untimed: allocates `out`
   for (auto _ : state) {
@@ -116,27 +118,17 @@ void views_ragged_view(benchmark::State& state) {
   bench::set_counters(state, n, n * 4);
 }
 
-// The view path over memory in the library's own (huge-page) buffers: the
-// same call as views_ragged_view, so the difference between the two is the
-// page size of the caller's memory, not the library.
+void views_ragged_view(benchmark::State& state) {
+  ragged_view_loop(state, user().values, user().mask);
+}
+
+// The same over memory in the library's own (huge-page) buffers: the
+// difference between the two is the page size of the caller's memory, not
+// the library.
 void views_ragged_view_of_owned(benchmark::State& state) {
-  auto& u = user();
-  const ragged::Tensor<std::int32_t> values(ragged::Shape{n}, u.values);
-  const ragged::Tensor<std::uint8_t> bytes(ragged::Shape{n}, u.mask);
-  ragged::RaggedTensor<std::int32_t> out;
-  const auto run = [&] {
-    const auto data =
-        ragged::RaggedTensorView<const std::int32_t>::from_row_splits(values, u.splits);
-    const auto mask = ragged::RaggedTensorView<const bool>::from_row_splits(
-        ragged::byte_mask(bytes.values()), u.splits);
-    ragged::boolean_mask_to(out, data, mask);
-  };
-  run();  // untimed: allocates `out`
-  for (auto _ : state) {
-    run();
-    benchmark::DoNotOptimize(out.flat_values().data());
-  }
-  bench::set_counters(state, n, n * 4);
+  const ragged::Tensor<std::int32_t> values(ragged::Shape{n}, user().values);
+  const ragged::Tensor<std::uint8_t> bytes(ragged::Shape{n}, user().mask);
+  ragged_view_loop(state, values.values(), bytes.values());
 }
 
 // The owning operation on tensors that already exist: what the view path must match.

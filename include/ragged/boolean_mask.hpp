@@ -384,6 +384,14 @@ using ragged_result = RaggedTensor<value_of<Data>, typename tensor_traits<Data>:
 template <class Mask>
 inline constexpr bool bool_mask = std::is_same_v<value_of<Mask>, bool>;
 
+// One place for the rule of every overload: TensorFlow's TypeError for a non-bool mask.
+template <class Mask>
+constexpr void require_bool_mask() noexcept {
+  static_assert(bool_mask<Mask>,
+                "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean "
+                "masks too); wrap other byte masks with ragged::byte_mask");
+}
+
 // The view of data or mask as `nlevels` levels, whatever its representation.
 template <class Index, class X>
 auto levels_of(const X& x, std::int64_t nlevels) {
@@ -424,9 +432,7 @@ void check_ranks(const Data& data, const Mask& mask) {
 template <class Data, class Mask>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_result<Data>
 &boolean_mask_to(detail::ragged_result<Data>& out, const Data& data, const Mask& mask) {
-  static_assert(detail::bool_mask<Mask>,
-                "ragged::boolean_mask_to: the mask must hold bool (TensorFlow rejects non-boolean "
-                "masks too); wrap other byte masks with ragged::byte_mask");
+  detail::require_bool_mask<Mask>();
   using I = typename detail::tensor_traits<Data>::index_type;
   using J = typename detail::tensor_traits<Mask>::index_type;
   detail::check_ranks(data, mask);
@@ -445,9 +451,7 @@ requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_r
 template <class Data, class Mask>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_result<Data>
 boolean_mask(const Data& data, const Mask& mask) {
-  static_assert(detail::bool_mask<Mask>,
-                "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean "
-                "masks too); wrap other byte masks with ragged::byte_mask");
+  detail::require_bool_mask<Mask>();
   detail::ragged_result<Data> out;
   boolean_mask_to(out, data, mask);
   return out;
@@ -458,34 +462,34 @@ template <class>
 inline constexpr bool not_a_tensor = false;
 }  // namespace detail
 
+namespace detail {
+// The rule of the fallback overloads below.
+template <class Mask>
+constexpr void require_tensors() noexcept {
+  static_assert(not_a_tensor<Mask>,
+                "ragged::boolean_mask: data and mask must be tensors or views; a mask must be a "
+                "Tensor<bool>, RaggedTensor<bool> or a view of one; wrap bytes (NumPy, Arrow, "
+                "std::vector<std::uint8_t>) with ragged::byte_mask, and copy a std::vector<bool> "
+                "(which packs bits) into a Tensor<bool>");
+}
+}  // namespace detail
+
 /// Data or a mask that is no tensor type (a std::vector<bool>, a plain
 /// vector): a compile-time error that names the adaptor to use.
 template <class Data, class Mask>
 requires(!detail::tensor_like<Data> || !detail::tensor_like<Mask>) void boolean_mask(const Data&,
                                                                                      const Mask&) {
-  static_assert(detail::not_a_tensor<Mask>,
-                "ragged::boolean_mask: data and mask must be tensors or views; a mask must be a "
-                "Tensor<bool>, RaggedTensor<bool> or a view of one; wrap bytes (NumPy, Arrow, "
-                "std::vector<std::uint8_t>) with ragged::byte_mask, and copy a std::vector<bool> "
-                "(which packs bits) into a Tensor<bool>");
+  detail::require_tensors<Mask>();
 }
 template <class Out, class Data, class Mask>
 requires(!detail::tensor_like<Data> ||
          !detail::tensor_like<Mask>) void boolean_mask_to(Out&, const Data&, const Mask&) {
-  static_assert(detail::not_a_tensor<Mask>,
-                "ragged::boolean_mask_to: data and mask must be tensors or views; a mask must be a "
-                "Tensor<bool>, RaggedTensor<bool> or a view of one; wrap bytes (NumPy, Arrow, "
-                "std::vector<std::uint8_t>) with ragged::byte_mask, and copy a std::vector<bool> "
-                "(which packs bits) into a Tensor<bool>");
+  detail::require_tensors<Mask>();
 }
 template <class Data, class Mask>
 requires(!detail::tensor_like<Data> ||
          !detail::tensor_like<Mask>) void boolean_mask(const Data&, const Mask&, std::int64_t) {
-  static_assert(detail::not_a_tensor<Mask>,
-                "ragged::boolean_mask: data and mask must be tensors or views; a mask must be a "
-                "Tensor<bool> or a view of one; wrap bytes (NumPy, Arrow, "
-                "std::vector<std::uint8_t>) with ragged::byte_mask, and copy a std::vector<bool> "
-                "(which packs bits) into a Tensor<bool>");
+  detail::require_tensors<Mask>();
 }
 
 namespace detail {
@@ -540,6 +544,22 @@ DensePlan plan_dense(const TensorView<const T>& tensor, const TensorView<const b
   p.dims.push_back(0);
   p.dims.insert(p.dims.end(), shape.begin() + a + k, shape.end());
   return p;
+}
+
+// What one tf.boolean_mask call works on: the operands as views, and the plan.
+template <class T>
+struct DenseCall {
+  TensorView<const T> tensor;
+  TensorView<const bool> mask;
+  DensePlan plan;
+};
+
+template <class Data, class Mask>
+DenseCall<value_of<Data>> dense_call(const Data& tensor, const Mask& mask, std::int64_t axis) {
+  auto t = dense_operand(tensor, "tensor");
+  auto m = dense_operand(mask, "mask");
+  auto plan = plan_dense(t, m, axis);
+  return {std::move(t), std::move(m), std::move(plan)};
 }
 
 // Compacts into `out`, which has room for the result (`kept` known, or -1 when
@@ -611,17 +631,13 @@ template <class Data, class Mask, class Policy = kernel::Serial>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> Tensor<detail::value_of<Data>>
 &boolean_mask_to(Tensor<detail::value_of<Data>>& out, const Data& tensor, const Mask& mask,
                  std::int64_t axis, Policy parallel = {}) {
-  static_assert(detail::bool_mask<Mask>,
-                "ragged::boolean_mask_to: the mask must hold bool (TensorFlow rejects non-boolean "
-                "masks too); wrap other byte masks with ragged::byte_mask");
+  detail::require_bool_mask<Mask>();
   using T = detail::value_of<Data>;
-  const auto t = detail::dense_operand(tensor, "tensor");
-  const auto m = detail::dense_operand(mask, "mask");
-  auto plan = detail::plan_dense(t, m, axis);
+  auto call = detail::dense_call(tensor, mask, axis);
   const auto compute = [&](Tensor<T>& result) {
-    detail::dense_mask(result, t, m, std::move(plan), parallel);
+    detail::dense_mask(result, call.tensor, call.mask, std::move(call.plan), parallel);
   };
-  return detail::into_unaliased(out, compute, t, m);
+  return detail::into_unaliased(out, compute, call.tensor, call.mask);
 }
 
 /// tf.boolean_mask(tensor, mask, axis) written into the caller's memory:
@@ -634,13 +650,12 @@ template <class Data, class Mask, class Policy = kernel::Serial>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> TensorView<detail::value_of<Data>>
 boolean_mask_to(TensorView<detail::value_of<Data>> out, const Data& tensor, const Mask& mask,
                 std::int64_t axis, Policy parallel = {}) {
-  static_assert(detail::bool_mask<Mask>,
-                "ragged::boolean_mask_to: the mask must hold bool (TensorFlow rejects non-boolean "
-                "masks too); wrap other byte masks with ragged::byte_mask");
+  detail::require_bool_mask<Mask>();
   using T = detail::value_of<Data>;
-  const auto t = detail::dense_operand(tensor, "tensor");
-  const auto m = detail::dense_operand(mask, "mask");
-  auto plan = detail::plan_dense(t, m, axis);
+  auto call = detail::dense_call(tensor, mask, axis);
+  const auto& t = call.tensor;
+  const auto& m = call.mask;
+  auto& plan = call.plan;
   const auto room = out.size();
   const auto too_small = [&](std::int64_t need) {
     detail::throw_shape_error("boolean_mask_to: out has room for ", room,
@@ -670,9 +685,7 @@ boolean_mask_to(TensorView<detail::value_of<Data>> out, const Data& tensor, cons
 template <class Data, class Mask>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> Tensor<detail::value_of<Data>>
 boolean_mask(const Data& tensor, const Mask& mask, std::int64_t axis) {
-  static_assert(detail::bool_mask<Mask>,
-                "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean "
-                "masks too); wrap other byte masks with ragged::byte_mask");
+  detail::require_bool_mask<Mask>();
   Tensor<detail::value_of<Data>> out;
   boolean_mask_to(out, tensor, mask, axis);
   return out;

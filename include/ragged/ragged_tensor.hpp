@@ -7,7 +7,6 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
-#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -552,11 +551,40 @@ class RaggedTensor {
     return RaggedTensorView<const T, Index>::from_partitions(flat_values_, std::move(parts), false);
   }
 
-  /// The rows as a range of views (tf: iterating a RaggedTensor).
-  [[nodiscard]] auto rows() const {
-    return std::views::iota(std::int64_t{0}, nrows()) |
-           std::views::transform([this](std::int64_t i) { return row(i); });
-  }
+  /// The rows as views, for range-for (tf: iterating a RaggedTensor).
+  class RowRange {
+   public:
+    class iterator {
+     public:
+      using value_type = RaggedTensorView<const T, Index>;
+      using difference_type = std::ptrdiff_t;
+      iterator() = default;
+      iterator(const RaggedTensor* rt, std::int64_t i) noexcept : rt_(rt), i_(i) {}
+      [[nodiscard]] value_type operator*() const { return rt_->row(i_); }
+      iterator& operator++() noexcept {
+        ++i_;
+        return *this;
+      }
+      iterator operator++(int) noexcept {
+        auto old = *this;
+        ++i_;
+        return old;
+      }
+      friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.i_ == b.i_; }
+
+     private:
+      const RaggedTensor* rt_ = nullptr;
+      std::int64_t i_ = 0;
+    };
+    explicit RowRange(const RaggedTensor& rt) noexcept : rt_(&rt) {}
+    [[nodiscard]] iterator begin() const noexcept { return {rt_, 0}; }
+    [[nodiscard]] iterator end() const noexcept { return {rt_, rt_->nrows()}; }
+    [[nodiscard]] std::int64_t size() const noexcept { return rt_->nrows(); }
+
+   private:
+    const RaggedTensor* rt_;
+  };
+  [[nodiscard]] RowRange rows() const noexcept { return RowRange(*this); }
 
   /// tf: to_tensor(default_value, shape): a dense tensor padded with
   /// `default_value`; with `shape`, rows are padded or truncated to it.
