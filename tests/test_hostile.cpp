@@ -265,10 +265,8 @@ TEST_CASE("an output that is also an input: boolean_mask(x, m, x) and friends") 
     ragged::boolean_mask_to(m, m, m);
     CHECK(ragged::to_string(m) == "[[True, True], [], [True, True]]");
     auto dm = ragged::tensor<bool>({{T, F}, {T, T}});
-    Tensor<bool> flat_out;
     ragged::boolean_mask_to(dm, dm, dm, 0);
     CHECK(ragged::to_string(dm) == "[True, True, True]");
-    (void)flat_out;
   }
   SECTION("dense data as out, with and without threads") {
     auto t = ragged::tensor<int>({{1, 2}, {3, 4}, {5, 6}});

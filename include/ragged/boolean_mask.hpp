@@ -294,18 +294,20 @@ inline bool ranges_overlap(const void* a, std::size_t an, const void* b, std::si
   return an && bn && p < q + bn && q < p + an;
 }
 
+// The byte ranges of every buffer a tensor reads or writes; owning tensors
+// through the same views the operations use.
+template <class T, class F>
+void for_each_buffer(const TensorView<T>& t, F&& f) {
+  f(static_cast<const void*>(t.data()), to_size(t.size()) * sizeof(T));
+}
 template <class T, class F>
 void for_each_buffer(const Tensor<T>& t, F&& f) {
-  f(static_cast<const void*>(t.data()), to_size(t.size()) * sizeof(T));
+  for_each_buffer(TensorView<const T>(t), f);
 }
 template <class T, class I, class F>
 void for_each_buffer(const RaggedTensor<T, I>& t, F&& f) {
   for_each_buffer(t.flat_values(), f);
   for (const auto& s : t.nested_row_splits()) for_each_buffer(s, f);
-}
-template <class T, class F>
-void for_each_buffer(const TensorView<T>& t, F&& f) {
-  f(static_cast<const void*>(t.data()), to_size(t.size()) * sizeof(T));
 }
 template <class T, class I, class F>
 void for_each_buffer(const RaggedTensorView<T, I>& t, F&& f) {
