@@ -120,6 +120,23 @@ Failure ragged_case(Choices& c, int density) {
     }
     if (via_views != ragged::to_string(out))
       return what.str() + "through views got " + via_views + ", owning " + ragged::to_string(out);
+    // The same with the mask bit-packed (Arrow's layout) from a random bit offset.
+    const int offset = c.pick(0, 13);
+    std::string via_bits;
+    const auto bits_mask = [&](const auto& d) {
+      if (dense_mask) {
+        const auto m = to_dense(mask, mask_dims);
+        return ragged::boolean_mask(d, BitPacked(m.data(), m.shape(), offset).view());
+      }
+      const auto m = to_ragged(mask, mask_rr, mask_dims);
+      const BitPacked bits(m.flat_values().data(), m.flat_values().shape(), offset);
+      return ragged::boolean_mask(d, bits.ragged_view(m));
+    };
+    via_bits = ragged::to_string(dense_data ? bits_mask(to_dense(data, dims))
+                                            : bits_mask(to_ragged(data, data_rr, dims)));
+    if (via_bits != ragged::to_string(out))
+      return what.str() + "with a bit mask at bit offset " + std::to_string(offset) + " got " +
+             via_bits + ", with bool " + ragged::to_string(out);
     return {};
   } catch (const ragged::shape_error& e) {
     return expected ? what.str() + "rejected: " + e.what() : Failure{};
@@ -158,6 +175,13 @@ Failure dense_case(Choices& c, int density) {
     if (out.rank() != rank - k + 1) return what.str() + "wrong rank";
     if (out.dim(axis) != count_true(mask))
       return what.str() + "kept count differs from the mask's trues";
+    const int offset = c.pick(0, 13);
+    const auto m = to_dense(mask, mdims);
+    const auto via_bits = ragged::boolean_mask(
+        to_dense(data, dims), BitPacked(m.data(), m.shape(), offset).view(), passed_axis);
+    if (!(via_bits == out))
+      return what.str() + "with a bit mask at bit offset " + std::to_string(offset) + " got " +
+             ragged::to_string(via_bits);
     return {};
   } catch (const ragged::shape_error& e) {
     return expected ? what.str() + "rejected: " + e.what() : Failure{};
@@ -265,14 +289,18 @@ inline Failure large_dense_case(Choices& c, std::int64_t cap = std::int64_t{6} <
   std::ostringstream what;
   what << "dense n " << n << ", inner " << inner << ", outer " << outer << ", kept " << kept
        << ", threads " << threads << (alias ? ", out = data" : "") << ": ";
+  // Sometimes the mask bit-packed, as Arrow hands it over.
+  const int bit_offset = c.chance(30) ? c.pick(0, 7) : -1;
+  if (bit_offset >= 0) what << "bit mask at bit offset " << bit_offset << ": ";
   ragged::Tensor<std::int32_t> out;
-  if (alias) {
-    out = values;
-    ragged::boolean_mask_to(out, out, mask, outer == 1 ? 0 : 1, ragged::kernel::Parallel{threads});
-  } else {
-    ragged::boolean_mask_to(out, values, mask, outer == 1 ? 0 : 1,
-                            ragged::kernel::Parallel{threads});
-  }
+  if (alias) out = values;
+  const auto& input = alias ? out : values;
+  const auto axis = outer == 1 ? 0 : 1;
+  if (bit_offset >= 0)
+    ragged::boolean_mask_to(out, input, BitPacked(mask.data(), mask.shape(), bit_offset).view(),
+                            axis, ragged::kernel::Parallel{threads});
+  else
+    ragged::boolean_mask_to(out, input, mask, axis, ragged::kernel::Parallel{threads});
   const auto want_shape =
       outer == 1 ? ragged::Shape{kept, inner} : ragged::Shape{outer, kept, inner};
   if (!(out.shape() == want_shape)) return what.str() + "shape " + ragged::to_string(out.shape());
@@ -302,6 +330,7 @@ Failure large_ragged_case(Choices& c, std::int64_t cap = std::int64_t{6} << 20) 
   auto data = RT::from_row_splits(std::move(flat), splits);
   const bool rows = c.chance(35);
   const bool alias = c.chance(25);
+  const int bit_offset = c.chance(30) ? c.pick(0, 7) : -1;  // a bit-packed mask, sometimes
   std::vector<char> truth;
   std::vector<std::int32_t> want;
   std::vector<std::int64_t> want_splits{0};
@@ -319,7 +348,11 @@ Failure large_ragged_case(Choices& c, std::int64_t cap = std::int64_t{6} << 20) 
         want_splits.push_back(want_splits.back() + splits[static_cast<std::size_t>(r) + 1] -
                               splits[static_cast<std::size_t>(r)]);
       }
-    ragged::boolean_mask_to(result, input, mask);
+    if (bit_offset >= 0)
+      ragged::boolean_mask_to(result, input,
+                              BitPacked(mask.data(), mask.shape(), bit_offset).view());
+    else
+      ragged::boolean_mask_to(result, input, mask);
   } else {
     auto mask_values = large_mask(c, nvalues, truth);
     const auto mask = ragged::RaggedTensor<bool, Index>::from_row_splits(mask_values, splits);
@@ -334,12 +367,18 @@ Failure large_ragged_case(Choices& c, std::int64_t cap = std::int64_t{6} << 20) 
         }
       want_splits.push_back(want_splits.back() + kept);
     }
-    ragged::boolean_mask_to(result, input, mask);
+    if (bit_offset >= 0) {
+      const BitPacked bits(mask_values.data(), mask_values.shape(), bit_offset);
+      ragged::boolean_mask_to(result, input, bits.ragged_view(mask));
+    } else {
+      ragged::boolean_mask_to(result, input, mask);
+    }
   }
   std::ostringstream what;
   what << "ragged " << (rows ? "row selection" : "ragged mask") << ", int" << sizeof(Index) * 8
        << " splits, " << nrows << " rows of up to " << longest << ", " << nvalues
-       << " values of inner " << inner << (alias ? ", out = data" : "") << ": ";
+       << " values of inner " << inner << (alias ? ", out = data" : "")
+       << (bit_offset >= 0 ? ", bit mask at bit offset " + std::to_string(bit_offset) : "") << ": ";
   if (result.ragged_rank() != 1) return what.str() + "ragged_rank";
   const auto got_splits = result.row_splits().values();
   if (!std::equal(want_splits.begin(), want_splits.end(), got_splits.begin(), got_splits.end()))

@@ -188,4 +188,37 @@ class Embedded {
   ragged::RaggedTensorView<const T, I> view_;
 };
 
+// A mask's entries bit-packed as Arrow packs booleans (LSB first) from bit
+// `offset`, in exactly the bytes they need; every other bit is set, which the
+// library must never read as an entry.
+class BitPacked {
+ public:
+  BitPacked(const bool* entries, ragged::Shape shape, int offset)
+      : shape_(std::move(shape)), offset_(offset) {
+    const auto n = shape_.num_elements();
+    bytes_.assign(static_cast<std::size_t>((offset + n + 7) / 8), 0xff);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto b = static_cast<std::size_t>(offset + i);
+      if (!reinterpret_cast<const unsigned char*>(entries)[i])
+        bytes_[b / 8] = static_cast<std::uint8_t>(bytes_[b / 8] & ~(1u << (b % 8)));
+    }
+  }
+  [[nodiscard]] ragged::TensorView<const ragged::Bit> view() const {
+    return ragged::bit_mask(bytes_, shape_, offset_);
+  }
+  // The same tensor's structure over these bits: a ragged bit mask.
+  template <class I>
+  [[nodiscard]] ragged::RaggedTensorView<const ragged::Bit, I> ragged_view(
+      const ragged::RaggedTensor<bool, I>& like) const {
+    std::vector<std::span<const I>> spans;
+    for (const auto& s : like.nested_row_splits()) spans.push_back(s.values());
+    return ragged::RaggedTensorView<const ragged::Bit, I>::from_nested_row_splits(view(), spans);
+  }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  ragged::Shape shape_;
+  int offset_;
+};
+
 }  // namespace reference

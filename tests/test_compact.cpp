@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,6 +90,34 @@ TEST_CASE("compact over variable-length rows copies runs") {
   CHECK(ragged::kernel::compact(in.data(), mask, std::span<const std::int32_t>(b2), pairs.data(),
                                 2) == 3);
   CHECK(pairs == std::vector<int>{1, 2, 5, 6, 7, 8, -1, -1});
+  // The mask bit-packed, two bits into its byte (0b1011 << 2), the other bits set to ignore.
+  const std::uint8_t packed[] = {0b11101111};
+  const auto bits = ragged::kernel::Bits{packed, 2};
+  std::vector<int> from_bits(7, -1);
+  CHECK(ragged::kernel::compact(in.data(), bits, std::span<const std::int64_t>(bounds),
+                                from_bits.data()) == 7);
+  CHECK(from_bits == out);
+  std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+  ragged::kernel::detail::for_each_run(
+      bits, 4, [&](std::int64_t b, std::int64_t e) { runs.emplace_back(b, e); });
+  CHECK(runs == std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 2}, {3, 4}});
+}
+
+TEST_CASE("Bits walk Arrow's bit order: LSB first, across bytes, from any offset") {
+  const std::uint8_t bytes[] = {0b10000001, 0b01000000, 0xff};
+  const ragged::kernel::Bits b{bytes, 0};
+  CHECK(b[0]);
+  CHECK_FALSE(b[1]);
+  CHECK(b[7]);
+  CHECK(b[14]);
+  CHECK_FALSE(b[15]);
+  const auto c = b + 13;  // normalised: byte 1, bit 5
+  CHECK(c.data == bytes + 1);
+  CHECK(c.offset == 5);
+  CHECK(c[1]);
+  CHECK(ragged::kernel::count(b, 16) == 3);
+  CHECK(ragged::kernel::count(c, 11) == 9);  // bits 13..23: one in byte 1, eight in byte 2
+  CHECK(ragged::kernel::count(b + 7, 1) == 1);
 }
 
 namespace {
@@ -128,8 +157,37 @@ std::vector<char> random_mask(std::mt19937_64& rng, std::int64_t n, int density)
   return m;
 }
 
+// A mask bit-packed as Arrow packs it (LSB first) from `bit_offset`, in a
+// buffer of exactly the bytes it needs (so that AddressSanitizer sees any read
+// past them); the bits outside [bit_offset, bit_offset + n) are set, which the
+// kernel must ignore.
+struct PackedBits {
+  std::unique_ptr<std::uint8_t[]> bytes;
+  ragged::kernel::Bits bits;
+};
+PackedBits pack_bits(const std::vector<char>& m, std::int64_t bit_offset) {
+  const auto nbytes =
+      static_cast<std::size_t>((bit_offset + static_cast<std::int64_t>(m.size()) + 7) / 8);
+  PackedBits p{std::make_unique<std::uint8_t[]>(nbytes), {}};
+  std::memset(p.bytes.get(), 0xff, nbytes);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    const auto b = static_cast<std::size_t>(bit_offset) + i;
+    if (!m[i]) p.bytes[b / 8] = static_cast<std::uint8_t>(p.bytes[b / 8] & ~(1u << (b % 8)));
+  }
+  p.bits = ragged::kernel::Bits{p.bytes.get(), 0} + bit_offset;
+  return p;
+}
+
+template <class E, class M>
+std::int64_t compact_bytes(const unsigned char* src, M mask, std::int64_t n, unsigned char* dst,
+                           std::int64_t inner) {
+  return ragged::kernel::compact(reinterpret_cast<const E*>(src), mask, n,
+                                 reinterpret_cast<E*>(dst), inner);
+}
+
 // One comparison of compact() against the plain definition, element bytes of
-// width `w` at byte offsets `in_off` and `out_off`, with sentinels after the output.
+// width `w` at byte offsets `in_off` and `out_off`, with sentinels after the
+// output; the mask as bytes, and bit-packed from bit offset `in_off % 13`.
 bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in_off,
                std::size_t out_off, const std::vector<char>& m) {
   const auto row = static_cast<std::size_t>(inner) * w;
@@ -142,44 +200,47 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
           want.end(),
           in.begin() + static_cast<std::ptrdiff_t>(in_off + static_cast<std::size_t>(r) * row),
           in.begin() + static_cast<std::ptrdiff_t>(in_off + static_cast<std::size_t>(r + 1) * row));
-  std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
   // The mask's bytes as given (raw byte masks too): the kernel reads nonzero as true.
   auto mask = std::make_unique<bool[]>(m.size() + 1);
   if (!m.empty()) std::memcpy(mask.get(), m.data(), m.size());
-  std::int64_t kept = 0;
-  const auto* src = in.data() + in_off;
-  auto* dst = out.data() + out_off;
-  switch (w) {  // the element types of each width, at unaligned addresses (as a byte buffer may be)
-    case 1:
-      kept = ragged::kernel::compact(reinterpret_cast<const std::uint8_t*>(src), mask.get(), n,
-                                     reinterpret_cast<std::uint8_t*>(dst), inner);
-      break;
-    case 2:
-      kept = ragged::kernel::compact(reinterpret_cast<const std::uint16_t*>(src), mask.get(), n,
-                                     reinterpret_cast<std::uint16_t*>(dst), inner);
-      break;
-    case 4:
-      kept = ragged::kernel::compact(reinterpret_cast<const float*>(src), mask.get(), n,
-                                     reinterpret_cast<float*>(dst), inner);
-      break;
-    default:
-      kept = ragged::kernel::compact(reinterpret_cast<const double*>(src), mask.get(), n,
-                                     reinterpret_cast<double*>(dst), inner);
-      break;
+  const auto bit_offset = static_cast<std::int64_t>(in_off % 13);
+  const auto packed = pack_bits(m, bit_offset);
+  bool all_ok = true;
+  for (const bool bits : {false, true}) {
+    std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
+    const auto* src = in.data() + in_off;
+    auto* dst = out.data() + out_off;
+    const auto run = [&](auto mk) -> std::int64_t {
+      // The element types of each width, at unaligned addresses (as a byte buffer may be).
+      switch (w) {
+        case 1:
+          return compact_bytes<std::uint8_t>(src, mk, n, dst, inner);
+        case 2:
+          return compact_bytes<std::uint16_t>(src, mk, n, dst, inner);
+        case 4:
+          return compact_bytes<float>(src, mk, n, dst, inner);
+        default:
+          return compact_bytes<double>(src, mk, n, dst, inner);
+      }
+    };
+    const auto kept = bits ? run(packed.bits) : run(static_cast<const bool*>(mask.get()));
+    const auto counted = bits ? ragged::kernel::count(packed.bits, n)
+                              : ragged::kernel::count(static_cast<const bool*>(mask.get()), n);
+    bool ok = kept * static_cast<std::int64_t>(row) == static_cast<std::int64_t>(want.size()) &&
+              kept == counted && std::equal(want.begin(), want.end(), dst);
+    for (std::size_t i = out_off + want.size(); i < out.size(); ++i) ok = ok && out[i] == 0xAB;
+    for (std::size_t i = 0; i < out_off; ++i) ok = ok && out[i] == 0xAB;
+    if (!ok) {
+      std::string ms;
+      for (char c : m) ms += c ? '1' : '0';
+      FAIL_CHECK((bits ? "bit mask at bit offset " + std::to_string(bit_offset) : "byte mask")
+                 << ", width " << w << ", n " << n << ", inner " << inner << ", in offset "
+                 << in_off << ", out offset " << out_off << ", kept " << kept << ", counted "
+                 << counted << ", expected bytes " << want.size() << "\nmask " << ms);
+    }
+    all_ok = all_ok && ok;
   }
-  bool ok = kept * static_cast<std::int64_t>(row) == static_cast<std::int64_t>(want.size()) &&
-            kept == ragged::kernel::count(mask.get(), n) &&
-            std::equal(want.begin(), want.end(), dst);
-  for (std::size_t i = out_off + want.size(); i < out.size(); ++i) ok = ok && out[i] == 0xAB;
-  for (std::size_t i = 0; i < out_off; ++i) ok = ok && out[i] == 0xAB;
-  if (!ok) {
-    std::string ms;
-    for (char c : m) ms += c ? '1' : '0';
-    FAIL_CHECK("width " << w << ", n " << n << ", inner " << inner << ", in offset " << in_off
-                        << ", out offset " << out_off << ", kept " << kept << ", expected bytes "
-                        << want.size() << "\nmask " << ms);
-  }
-  return ok;
+  return all_ok;
 }
 
 }  // namespace
@@ -264,11 +325,17 @@ TEST_CASE("the parallel kernel equals the serial one on sizes that do split") {
           std::vector<std::int32_t> parallel(in.size() + 1, -1);
           const auto b = ragged::kernel::compact(in.data(), mask.get(), n, parallel.data(), inner,
                                                  ragged::kernel::Parallel{threads});
-          if (a != want || b != want || serial != parallel) {
+          // The same mask bit-packed from bit offset 5, as Arrow may hand it over.
+          const auto packed = pack_bits(m, 5);
+          std::vector<std::int32_t> from_bits(in.size() + 1, -1);
+          const auto c = ragged::kernel::compact(in.data(), packed.bits, n, from_bits.data(), inner,
+                                                 ragged::kernel::Parallel{threads});
+          if (a != want || b != want || c != want || serial != parallel || serial != from_bits) {
             ++failures;
             FAIL_CHECK("n " << n << " (mod 128: " << n % 128 << "), density " << density
                             << ", inner " << inner << ", threads " << threads << ": serial kept "
-                            << a << ", parallel " << b << ", mask has " << want);
+                            << a << ", parallel " << b << ", from bits " << c << ", mask has "
+                            << want);
           }
         }
       }
@@ -339,6 +406,16 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
         CHECK(kept == want);
         CHECK(failures == 0);
         CHECK(out[static_cast<std::size_t>(want)] == -1);
+        // The same mask bit-packed from bit offset 3: the same output and counts.
+        const auto packed = pack_bits(m, 3);
+        std::vector<std::int32_t> bits_out(out.size(), -1), bits_before(splits.size(), -1);
+        CHECK(
+            ragged::kernel::compact(in.data(), packed.bits, n, bits_out.data(), 1,
+                                    ragged::kernel::Boundaries<std::int64_t>{
+                                        splits.data(), 0, static_cast<std::int64_t>(splits.size())},
+                                    bits_before.data()) == kept);
+        CHECK(bits_out == out);
+        CHECK(bits_before == kept_before);
         // Uniform boundaries: every 64th position.
         const std::int64_t rows = n / 64;
         std::vector<std::int64_t> uniform(static_cast<std::size_t>(rows) + 1, -1);

@@ -75,6 +75,72 @@ TEST_CASE("byte_mask: NumPy and Arrow byte masks, any nonzero byte true, no copy
   CHECK(ragged::to_string(rows) == "[[2, 3], [5, 6]]");
 }
 
+TEST_CASE("bit_mask: Arrow's bit-packed booleans, LSB first, from any bit offset, no copy") {
+  // Entries 0..9 from bit 3: bits 3..7 of byte 0, then bits 0..4 of byte 1.
+  //   byte 0 = 0b10101'111: entries 1 0 1 0 1 (bits 3..7); bits 0..2 are not entries
+  //   byte 1 = 0b111'00110: entries 0 1 1 0 0 (bits 0..4); bits 5..7 are not entries
+  const std::vector<std::uint8_t> bytes{0b10101111, 0b11100110};
+  const auto m = ragged::bit_mask(bytes, {10}, 3);
+  CHECK(m.data().data == bytes.data());
+  CHECK(m.data().offset == 3);
+  CHECK(m.bytes().size() == 2);
+  CHECK(m.at(0));
+  CHECK_FALSE(m.at(1));
+  CHECK(m.at(6));
+  CHECK_THROWS_AS(m.at(10), std::out_of_range);
+  const std::vector<int> values{0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const TensorView<const int> v(std::span<const int>{values});
+  CHECK(ragged::to_string(ragged::boolean_mask(v, m, 0)) == "[0, 2, 4, 6, 7]");
+  // Dense masks of any rank, and the two-argument operation.
+  const auto m2 = ragged::bit_mask(bytes, {2, 5}, 3);
+  const auto t = ragged::tensor<int>({{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}});
+  CHECK(ragged::to_string(ragged::boolean_mask(t, m2)) == "[[0, 2, 4], [6, 7]]");
+  CHECK(ragged::to_string(ragged::boolean_mask(t, m2, 0)) == "[0, 2, 4, 6, 7]");
+  // As the flat values of a ragged mask: rows [1 0 1] [] [0 1 0 1 1 0 0].
+  const std::vector<std::int64_t> splits{0, 3, 3, 10};
+  const auto rm = RaggedTensorView<const ragged::Bit>::from_row_splits(m, splits);
+  const auto rt = RaggedTensorView<const int>::from_row_splits(v, splits);
+  CHECK(ragged::to_string(ragged::boolean_mask(rt, rm)) == "[[0, 2], [], [4, 6, 7]]");
+  // A 1-D bit mask selects rows.
+  const auto rows = ragged::bit_mask(bytes, {3}, 3);  // 1 0 1
+  CHECK(ragged::to_string(ragged::boolean_mask(rt, rows)) == "[[0, 1, 2], [3, 4, 5, 6, 7, 8, 9]]");
+  CHECK(rm == rm);
+}
+
+TEST_CASE("bit_mask checks that the bytes hold the entries") {
+  const std::vector<std::uint8_t> bytes{0xff, 0xff};
+  CHECK(ragged::bit_mask(bytes, {16}).size() == 16);
+  CHECK(ragged::bit_mask(bytes, {1}, 15).at(0));
+  CHECK(ragged::bit_mask(bytes, {0}, 16).empty());
+  check_throws<ragged::shape_error>(
+      [&] { (void)ragged::bit_mask(bytes, {17}); },
+      {"2 bytes hold 16 bits, too few for 17 entries of shape (17)", "from bit offset 0"});
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)ragged::bit_mask(bytes, {2, 4}, 9);
+      },
+      {"too few for 8 entries of shape (2, 4) from bit offset 9"});
+  check_throws<ragged::shape_error>([&] { (void)ragged::bit_mask(bytes, {1}, 17); },
+                                    {"from bit offset 17"});
+  check_throws<ragged::shape_error>([&] { (void)ragged::bit_mask(bytes, {1}, -1); },
+                                    {"bit_offset = -1 is negative"});
+  // The operations check the mask's shape against the data as for any mask.
+  const auto t = ragged::tensor<int>({1, 2, 3});
+  check_throws<ragged::shape_error>(
+      [&] { (void)ragged::boolean_mask(t, ragged::bit_mask(bytes, {4}), 0); },
+      {"mask shape (4) does not match tensor shape (3)"});
+}
+
+TEST_CASE("an output over a bit mask's bytes is detected as aliasing") {
+  // The caller's buffer holds both the mask bits and room for the result.
+  std::vector<std::uint8_t> buffer{0b00000101, 0, 0, 0};
+  const auto m = ragged::bit_mask(std::span<const std::uint8_t>(buffer.data(), 1), {3});
+  const auto data = ragged::tensor<std::uint8_t>({7, 8, 9});
+  const auto got =
+      ragged::boolean_mask_to(TensorView<std::uint8_t>(buffer.data(), Shape{4}), data, m, 0);
+  CHECK(ragged::to_string(got) == "[7, 9]");
+}
+
 TEST_CASE("RaggedTensorView: factories over the caller's values and splits") {
   std::vector<float> values{1.5f, 0.2f, 3.0f, 0.1f, 2.5f};
   const std::vector<std::int64_t> splits{0, 3, 3, 5};

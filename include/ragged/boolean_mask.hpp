@@ -32,12 +32,16 @@ using kernel::detail::bytewise;
 // materialises splits it does not output. Splits that start above 0 (a view
 // of a slice) are rebased into `rebased`: O(nsplits), and the values are
 // never copied.
+// What points at a tensor's values: const T*, or kernel::Bits for bit masks.
+template <class T>
+using pointer_to = std::conditional_t<std::is_same_v<T, Bit>, kernel::Bits, const T*>;
+
 template <class T, class Index>
 struct View {
   std::vector<RowPartition<Index>> levels;
-  const T* values = nullptr;  // the first row the levels reach
-  Shape flat_shape;           // the rows the levels reach, and the inner dims
-  PartialShape shape;         // the tensor's shape, for messages and prefix checks
+  pointer_to<T> values{};  // the first row the levels reach
+  Shape flat_shape;        // the rows the levels reach, and the inner dims
+  PartialShape shape;      // the tensor's shape, for messages and prefix checks
   std::vector<std::vector<Index>> rebased;
 };
 
@@ -171,8 +175,8 @@ std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
 // kept rows rebases them (each run's limits are contiguous, less what was
 // dropped before it). The flat values are the kept rows' contiguous ranges,
 // moved by the kernel as runs. Temporaries are per row of dim `first` only.
-template <class T, class Index>
-void select_rows(const View<T, Index>& data, std::size_t first, const bool* mask,
+template <class T, class Index, class M>
+void select_rows(const View<T, Index>& data, std::size_t first, M mask,
                  std::vector<Tensor<Index>>& out_splits, Tensor<T>& out_flat) {
   const auto nrows = data.levels[first].nrows();
   std::vector<Index>
@@ -211,8 +215,8 @@ void select_rows(const View<T, Index>& data, std::size_t first, const bool* mask
 
 // tf.ragged.boolean_mask on views: `k` is the mask's rank; the mask view has
 // k - 1 levels over 1-D flat values, the data view max(ragged_rank, k - 1).
-template <class T, class I, class J>
-void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::int64_t k,
+template <class T, class I, class MT, class J>
+void ragged_mask_into(const View<T, I>& data, const View<MT, J>& mask, std::int64_t k,
                       RaggedTensor<T, I>& out) {
   check_conformance(data, mask, k);
   // Every split of the result counts rows of the level below it, at most as
@@ -274,8 +278,8 @@ void ragged_mask_into(const View<T, I>& data, const View<bool, J>& mask, std::in
 // The operation with the basic guarantee for `out`: should copying a T throw
 // midway, `out` is left empty (and valid) rather than half-built. The inputs
 // are never modified.
-template <class T, class I, class J>
-void ragged_mask(const View<T, I>& data, const View<bool, J>& mask, std::int64_t k,
+template <class T, class I, class MT, class J>
+void ragged_mask(const View<T, I>& data, const View<MT, J>& mask, std::int64_t k,
                  RaggedTensor<T, I>& out) {
   try {
     ragged_mask_into(data, mask, k, out);
@@ -299,6 +303,10 @@ inline bool ranges_overlap(const void* a, std::size_t an, const void* b, std::si
 template <class T, class F>
 void for_each_buffer(const TensorView<T>& t, F&& f) {
   f(static_cast<const void*>(t.data()), to_size(t.size()) * sizeof(T));
+}
+template <class F>
+void for_each_buffer(const TensorView<const Bit>& t, F&& f) {
+  f(static_cast<const void*>(t.bytes().data()), t.bytes().size());
 }
 template <class T, class F>
 void for_each_buffer(const Tensor<T>& t, F&& f) {
@@ -384,14 +392,16 @@ template <class Data>
 using ragged_result = RaggedTensor<value_of<Data>, typename tensor_traits<Data>::index_type>;
 
 template <class Mask>
-inline constexpr bool bool_mask = std::is_same_v<value_of<Mask>, bool>;
+inline constexpr bool bool_mask =
+    std::is_same_v<value_of<Mask>, bool> || std::is_same_v<value_of<Mask>, Bit>;
 
 // One place for the rule of every overload: TensorFlow's TypeError for a non-bool mask.
 template <class Mask>
 constexpr void require_bool_mask() noexcept {
   static_assert(bool_mask<Mask>,
                 "ragged::boolean_mask: the mask must hold bool (TensorFlow rejects non-boolean "
-                "masks too); wrap other byte masks with ragged::byte_mask");
+                "masks too); wrap other byte masks with ragged::byte_mask and bit-packed ones "
+                "with ragged::bit_mask");
 }
 
 // The view of data or mask as `nlevels` levels, whatever its representation.
@@ -519,8 +529,8 @@ struct DensePlan {
   std::vector<std::int64_t> dims;
 };
 
-template <class T>
-DensePlan plan_dense(const TensorView<const T>& tensor, const TensorView<const bool>& mask,
+template <class T, class MT>
+DensePlan plan_dense(const TensorView<const T>& tensor, const TensorView<const MT>& mask,
                      std::int64_t axis) {
   const auto k = mask.rank();
   const auto n = tensor.rank();
@@ -549,15 +559,16 @@ DensePlan plan_dense(const TensorView<const T>& tensor, const TensorView<const b
 }
 
 // What one tf.boolean_mask call works on: the operands as views, and the plan.
-template <class T>
+template <class T, class MT>
 struct DenseCall {
   TensorView<const T> tensor;
-  TensorView<const bool> mask;
+  TensorView<const MT> mask;
   DensePlan plan;
 };
 
 template <class Data, class Mask>
-DenseCall<value_of<Data>> dense_call(const Data& tensor, const Mask& mask, std::int64_t axis) {
+DenseCall<value_of<Data>, value_of<Mask>> dense_call(const Data& tensor, const Mask& mask,
+                                                     std::int64_t axis) {
   auto t = dense_operand(tensor, "tensor");
   auto m = dense_operand(mask, "mask");
   auto plan = plan_dense(t, m, axis);
@@ -567,10 +578,9 @@ DenseCall<value_of<Data>> dense_call(const Data& tensor, const Mask& mask, std::
 // Compacts into `out`, which has room for the result (`kept` known, or -1 when
 // `out` has room for the whole input and the single-pass path may run);
 // returns the count kept per outer row.
-template <class T, class Policy>
-std::int64_t dense_into(T* out, const TensorView<const T>& tensor,
-                        const TensorView<const bool>& mask, const DensePlan& p, std::int64_t kept,
-                        const Policy& parallel) {
+template <class T, class MT, class Policy>
+std::int64_t dense_into(T* out, const TensorView<const T>& tensor, const TensorView<const MT>& mask,
+                        const DensePlan& p, std::int64_t kept, const Policy& parallel) {
   // Unqualified, so that the Policy's own overload (kernel::Parallel, declared
   // in kernel/parallel.hpp, perhaps after this header) is found by ADL.
   using kernel::compact;
@@ -584,9 +594,9 @@ std::int64_t dense_into(T* out, const TensorView<const T>& tensor,
   return kept;
 }
 
-template <class T, class Policy>
+template <class T, class MT, class Policy>
 void dense_mask(Tensor<T>& result, const TensorView<const T>& tensor,
-                const TensorView<const bool>& mask, DensePlan p, const Policy& parallel) {
+                const TensorView<const MT>& mask, DensePlan p, const Policy& parallel) {
   if (tensor.size() == 0) {
     // Nothing to move: the result's shape is all there is (and `outer` may
     // count INT64_MAX empty rows, as in (INT64_MAX, 3, 0)).

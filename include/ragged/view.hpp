@@ -14,6 +14,7 @@
 
 #include "detail/checked.hpp"
 #include "error.hpp"
+#include "kernel/bits.hpp"
 #include "row_partition.hpp"
 #include "shape.hpp"
 #include "tensor.hpp"
@@ -88,6 +89,70 @@ inline TensorView<const bool> byte_mask(std::span<const std::uint8_t> bytes, Sha
     detail::throw_shape_error("byte_mask: ", bytes.size(), " bytes cannot have shape ",
                               to_string(shape), " (", shape.num_elements(), " elements)");
   return {reinterpret_cast<const bool*>(bytes.data()), std::move(shape)};
+}
+
+/// The element type of bit-packed masks: a TensorView<const Bit> is a mask of
+/// one bit per entry in Arrow's boolean layout (LSB first, from a bit offset),
+/// made by bit_mask(); as the flat values of a RaggedTensorView it makes a
+/// ragged bit mask. The kernel reads such masks 64 entries per load, with no
+/// expansion to bytes. There are no Bit objects: entries read as bool.
+struct Bit {};
+
+/// A bit-packed mask over the caller's bytes (see bit_mask): kernel::Bits and a Shape.
+template <>
+class TensorView<const Bit> {
+ public:
+  using value_type = Bit;
+  using element_type = const Bit;
+
+  /// An empty rank-1 mask, shape (0).
+  TensorView() : shape_{0} {}
+  /// `shape.num_elements()` entries from `bits` on, row-major.
+  TensorView(kernel::Bits bits, Shape shape) : bits_(bits), shape_(std::move(shape)) {}
+
+  /// Where entry 0 is; `data() + i` is entry i.
+  [[nodiscard]] kernel::Bits data() const noexcept { return bits_; }
+  [[nodiscard]] const Shape& shape() const noexcept { return shape_; }
+  [[nodiscard]] std::int64_t rank() const noexcept { return shape_.rank(); }
+  [[nodiscard]] std::int64_t dim(std::int64_t i) const { return shape_[i]; }
+  [[nodiscard]] std::int64_t size() const noexcept { return shape_.num_elements(); }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  /// Entry `i` of the flat (row-major) entries; throws std::out_of_range unless 0 <= i < size().
+  [[nodiscard]] bool at(std::int64_t i) const {
+    if (i < 0 || i >= size()) detail::throw_out_of_range("bit mask entry ", i, " of ", size());
+    return bits_[i];
+  }
+  /// The bytes that hold the entries (for aliasing checks).
+  [[nodiscard]] std::span<const std::uint8_t> bytes() const noexcept {
+    return {bits_.data, static_cast<std::size_t>((bits_.offset + size() + 7) / 8)};
+  }
+
+ private:
+  kernel::Bits bits_;
+  Shape shape_;
+};
+
+/// A bit-packed mask of another library, in Arrow's layout for booleans and
+/// validity bitmaps (pyarrow's BooleanArray buffers, a std::vector<uint64_t>
+/// of words on a little-endian machine): entry i is bit (bit_offset + i) % 8
+/// of bytes[(bit_offset + i) / 8], least significant bit first. No copy: the
+/// bytes must outlive the mask. Shape (n) for a flat mask, or any shape for a
+/// dense one; as the flat values of a RaggedTensorView<const Bit> it is a
+/// ragged mask. Bits outside the entries are never read as entries. Throws
+/// shape_error when the bytes hold fewer than bit_offset + n bits, or when
+/// bit_offset is negative.
+inline TensorView<const Bit> bit_mask(std::span<const std::uint8_t> bytes, Shape shape,
+                                      std::int64_t bit_offset = 0) {
+  const auto n = shape.num_elements();
+  const auto have = detail::checked_mul(static_cast<std::int64_t>(bytes.size()), 8, "the bits of ",
+                                        bytes.size(), " bytes");
+  if (bit_offset < 0)
+    detail::throw_shape_error("bit_mask: bit_offset = ", bit_offset, " is negative");
+  if (bit_offset > have || n > have - bit_offset)
+    detail::throw_shape_error("bit_mask: ", bytes.size(), " bytes hold ", have,
+                              " bits, too few for ", n, " entries of shape ", to_string(shape),
+                              " from bit offset ", bit_offset);
+  return {kernel::Bits{bytes.data(), 0} + bit_offset, std::move(shape)};
 }
 
 /// A RaggedTensor in someone else's memory: flat values (a TensorView) and
@@ -190,8 +255,8 @@ class RaggedTensorView {
                          std::int64_t la, std::int64_t lb, std::int64_t n) {
     if (level == a.partitions_.size()) {
       const auto inner = a.flat_values_.shape().num_elements(1, a.flat_values_.rank());
-      const auto* x = a.flat_values_.data() + la * inner;
-      const auto* y = b.flat_values_.data() + lb * inner;
+      const auto x = a.flat_values_.data() + la * inner;
+      const auto y = b.flat_values_.data() + lb * inner;
       for (std::int64_t i = 0; i < n * inner; ++i)
         if (!detail::same_value(x[i], y[i])) return false;
       return true;

@@ -55,11 +55,22 @@ inline constexpr auto permute4x64 = [] {
   return ~(std::uint64_t{hi} << 32 | lo);
 }
 
+[[gnu::always_inline]] inline std::uint64_t mask_bits_avx2(Bits mask) noexcept {
+  return load_bits(mask, 64);
+}
+
 [[gnu::target("avx2,popcnt")]] inline std::int64_t count_avx2(const bool* mask,
                                                               std::int64_t n) noexcept {
   std::int64_t total = 0, i = 0;
   for (; i + 64 <= n; i += 64) total += _mm_popcnt_u64(mask_bits_avx2(mask + i));
   return total + count_scalar(mask + i, n - i);
+}
+
+// Bit-packed masks are counted a word at a time, with the popcnt instruction.
+[[gnu::target("popcnt")]] inline std::int64_t count_popcnt(Bits mask, std::int64_t n) noexcept {
+  std::int64_t total = 0;
+  for (std::int64_t i = 0; i < n; i += 64) total += _mm_popcnt_u64(load_bits(mask + i, n - i));
+  return total;
 }
 
 // The kept lanes of 32 bytes, stored with a lane mask so that nothing past the
@@ -88,8 +99,8 @@ template <std::size_t W>
   return dst;
 }
 
-template <std::size_t W>
-[[gnu::target("avx2,popcnt")]] std::int64_t compact_avx2(const std::byte* in, const bool* mask,
+template <std::size_t W, class M>
+[[gnu::target("avx2,popcnt")]] std::int64_t compact_avx2(const std::byte* in, M mask,
                                                          std::int64_t n, std::byte* out) noexcept {
   std::byte* dst = out;
   std::int64_t i = 0;

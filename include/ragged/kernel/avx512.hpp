@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
+#include "bits.hpp"
 #include "cpu.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -22,6 +24,11 @@ namespace detail {
   const __mmask64 valid = len >= 64 ? ~0ull : _bzhi_u64(~0ull, static_cast<unsigned>(len));
   const __m512i m = _mm512_maskz_loadu_epi8(valid, mask);
   return _mm512_test_epi8_mask(m, m);
+}
+
+// Bit-packed masks need no vector test: their words are loaded as they are.
+[[gnu::always_inline]] inline std::uint64_t mask_bits_avx512(Bits mask, std::int64_t len) noexcept {
+  return load_bits(mask, len);
 }
 
 [[gnu::target("avx512f,avx512bw,bmi2,popcnt")]] inline std::int64_t count_avx512(
@@ -103,9 +110,9 @@ compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst) 
 // all true -> plain copy, mixed -> compress. With Prefetch (for inputs beyond
 // the caches), the next blocks are requested ahead: a single core's memory
 // bandwidth is bound by how many requests it has in flight.
-template <std::size_t W, bool Direct, bool Prefetch = false>
+template <std::size_t W, bool Direct, bool Prefetch, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t compact_avx512(
-    const std::byte* in, const bool* mask, std::int64_t n, std::byte* out) noexcept {
+    const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
   constexpr std::int64_t ahead = 512;  // entries
   std::byte* dst = out;
   for (std::int64_t i = 0; i < n; i += 64) {
@@ -114,7 +121,12 @@ template <std::size_t W, bool Direct, bool Prefetch = false>
         _mm_prefetch(
             reinterpret_cast<const char*>(in + (i + ahead) * static_cast<std::int64_t>(W)) + c * 64,
             _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(mask + i + ahead), _MM_HINT_T0);
+      if constexpr (std::is_same_v<M, Bits>) {
+        if (i % 512 == 0)  // one line of bits covers 512 entries
+          _mm_prefetch(reinterpret_cast<const char*>((mask + i + ahead).data), _MM_HINT_T0);
+      } else {
+        _mm_prefetch(reinterpret_cast<const char*>(mask + i + ahead), _MM_HINT_T0);
+      }
     }
     const std::uint64_t bits = mask_bits_avx512(mask + i, n - i);
     const std::byte* src = in + i * static_cast<std::int64_t>(W);

@@ -12,6 +12,7 @@
 
 #include "avx2.hpp"
 #include "avx512.hpp"
+#include "bits.hpp"
 #include "cpu.hpp"
 #include "scalar.hpp"
 #include "stream.hpp"
@@ -26,9 +27,10 @@
 /// with non-temporal stores (they bypass the caches), fenced before the kernel
 /// returns.
 ///
-/// Mask bytes: an entry is true when its byte is nonzero, on every path and at
-/// every instruction set (byte masks from NumPy or Arrow copied into bool
-/// storage may hold 2 or 255).
+/// Masks (MaskPointer): bool bytes, where an entry is true when its byte is
+/// nonzero, on every path and at every instruction set (byte masks from NumPy
+/// or Arrow may hold 2 or 255); or Bits, bit-packed in Arrow's layout (LSB
+/// first, from a bit offset), read 64 entries per load and never expanded.
 ///
 /// Aliasing (a precondition, not checked here: the kernel takes raw pointers):
 /// `out` must not overlap `in` or `mask`. The boolean_mask operations, which
@@ -40,21 +42,30 @@ namespace kernel {
 
 /// The number of true entries in mask[0, n): the size of a compaction's output,
 /// so that it is allocated once.
-[[nodiscard]] inline std::int64_t count(const bool* mask, std::int64_t n) noexcept {
+template <MaskPointer M>
+[[nodiscard]] std::int64_t count(M mask_in, std::int64_t n) noexcept {
+  const auto mask = detail::mask_pointer(mask_in);
   if (n <= 0) return 0;
-  // Short rows do not pay for dispatch.
-  if (n < 64) return detail::count_scalar(mask, n);
+  if constexpr (std::is_same_v<decltype(mask), const Bits>) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  switch (active_isa()) {
-    case Isa::avx512:
-      return detail::count_avx512(mask, n);
-    case Isa::avx2:
-      return detail::count_avx2(mask, n);
-    case Isa::scalar:
-      break;
-  }
+    if (active_isa() != Isa::scalar) return detail::count_popcnt(mask, n);
 #endif
-  return detail::count_scalar(mask, n);
+    return detail::count_scalar(mask, n);
+  } else {
+    // Short rows do not pay for dispatch.
+    if (n < 64) return detail::count_scalar(mask, n);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    switch (active_isa()) {
+      case Isa::avx512:
+        return detail::count_avx512(mask, n);
+      case Isa::avx2:
+        return detail::count_avx2(mask, n);
+      case Isa::scalar:
+        break;
+    }
+#endif
+    return detail::count_scalar(mask, n);
+  }
 }
 
 /// The default execution of the dense operation: on the calling thread.
@@ -81,22 +92,22 @@ namespace detail {
 template <class T>
 inline constexpr bool bytewise = std::is_trivially_copyable_v<T>;
 
-using compact_fn = std::int64_t (*)(const std::byte*, const bool*, std::int64_t,
-                                    std::byte*) noexcept;
+template <class M>
+using compact_fn = std::int64_t (*)(const std::byte*, M, std::int64_t, std::byte*) noexcept;
 
-// The implementation for one element width at the active instruction set;
-// `large` selects the variant that prefetches ahead.
-template <std::size_t W>
-[[nodiscard]] compact_fn compact_for_width(bool large) noexcept {
+// The implementation for one element width and mask kind at the active
+// instruction set; `large` selects the variant that prefetches ahead.
+template <std::size_t W, class M>
+[[nodiscard]] compact_fn<M> compact_for_width(bool large) noexcept {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if constexpr (W == 1 || W == 2 || W == 4 || W == 8) {
     switch (active_isa()) {
       case Isa::avx512:
         if (cpu().fast_compress_store)
-          return large ? &compact_avx512<W, true, true> : &compact_avx512<W, true, false>;
-        return large ? &compact_avx512<W, false, true> : &compact_avx512<W, false, false>;
+          return large ? &compact_avx512<W, true, true, M> : &compact_avx512<W, true, false, M>;
+        return large ? &compact_avx512<W, false, true, M> : &compact_avx512<W, false, false, M>;
       case Isa::avx2:
-        return &compact_avx2<W>;
+        return &compact_avx2<W, M>;
       case Isa::scalar:
         break;
     }
@@ -104,7 +115,7 @@ template <std::size_t W>
 #else
   (void)large;
 #endif
-  return &compact_scalar<W>;
+  return &compact_scalar<W, M>;
 }
 
 // The byte width single elements move at: the row's own size when it is 1, 2,
@@ -118,15 +129,15 @@ template <class T>
   return 0;
 }
 
-template <std::size_t W>
-std::int64_t compact_width(const void* in, const bool* mask, std::int64_t n, void* out,
-                           bool large) noexcept {
-  return compact_for_width<W>(large)(static_cast<const std::byte*>(in), mask, n,
-                                     static_cast<std::byte*>(out));
+template <std::size_t W, class M>
+std::int64_t compact_width(const void* in, M mask, std::int64_t n, void* out, bool large) noexcept {
+  return compact_for_width<W, M>(large)(static_cast<const std::byte*>(in), mask, n,
+                                        static_cast<std::byte*>(out));
 }
 
-inline std::int64_t compact_width(std::size_t w, const void* in, const bool* mask, std::int64_t n,
-                                  void* out, bool large) noexcept {
+template <class M>
+std::int64_t compact_width(std::size_t w, const void* in, M mask, std::int64_t n, void* out,
+                           bool large) noexcept {
   switch (w) {
     case 1:
       return compact_width<1>(in, mask, n, out, large);
@@ -161,8 +172,8 @@ void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t r
 // One compaction of rows of `inner` elements, without chunking: single
 // elements of 1, 2, 4 or 8 bytes through the vector code, wider rows as runs,
 // non-trivial T by assignment. `stream` writes runs with non-temporal stores.
-template <class T>
-std::int64_t compact_part(const T* in, const bool* mask, std::int64_t n, T* out, std::int64_t inner,
+template <class T, class M>
+std::int64_t compact_part(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
                           bool stream) {
   if (const auto w = element_width<T>(inner)) return compact_width(w, in, mask, n, out, stream);
   if constexpr (!bytewise<T>) {
@@ -187,9 +198,9 @@ std::int64_t compact_part(const T* in, const bool* mask, std::int64_t n, T* out,
 // buffer that stays in L1 and streamed out from there (runs stream straight
 // from the input); after each chunk [lo, end), `after(lo, end, kept_before)`
 // sees how many rows had been kept before it.
-template <class T, class After>
-std::int64_t compact_chunked(const T* in, const bool* mask, std::int64_t n, T* out,
-                             std::int64_t inner, bool stream, After&& after) {
+template <class T, class M, class After>
+std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
+                             bool stream, After&& after) {
   constexpr std::int64_t stage_bytes = 8192;
   const auto w = element_width<T>(inner);
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
@@ -214,10 +225,12 @@ std::int64_t compact_chunked(const T* in, const bool* mask, std::int64_t n, T* o
 }
 
 // The mask bits and running counts of a chunk, at the active instruction set.
-inline void mask_words(const bool* mask, std::int64_t n, std::uint64_t* words, std::int64_t* prefix,
-                       std::int64_t base) noexcept {
+template <class M>
+void mask_words(M mask, std::int64_t n, std::uint64_t* words, std::int64_t* prefix,
+                std::int64_t base) noexcept {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (active_isa() == Isa::avx512) return mask_words_avx512(mask, n, words, prefix, base);
+  if constexpr (std::is_same_v<M, const bool*>)
+    if (active_isa() == Isa::avx512) return mask_words_avx512(mask, n, words, prefix, base);
 #endif
   mask_words_scalar(mask, n, words, prefix, base);
 }
@@ -233,9 +246,10 @@ template <class T>
 /// elements) whose mask entry is true, writes them densely to `out` and returns
 /// how many rows it kept. With inner == 1 these are single elements: NumPy's
 /// `np.compress(mask, in)`, the core of tf.boolean_mask.
-template <class T>
-std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out,
+template <class T, MaskPointer M>
+std::int64_t compact(const T* in, M mask_in, std::int64_t n, T* out,
                      std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
+  const auto mask = detail::mask_pointer(mask_in);
   // Nothing to keep: return before any size arithmetic (an empty tensor's
   // inner size need not be small).
   if (n <= 0) return 0;
@@ -249,10 +263,11 @@ std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out,
 /// [0, n]), how many rows it kept before that position: kept_before[r]. With a
 /// ragged mask's row splits as bounds, these are the result's row splits, made
 /// in the same pass over the mask as the compaction.
-template <class T, class Index, class OutIndex>
-std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std::int64_t inner,
+template <class T, MaskPointer M, class Index, class OutIndex>
+std::int64_t compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
                      Boundaries<Index> bounds,
                      OutIndex* kept_before) noexcept(detail::bytewise<T>) {
+  const auto mask = detail::mask_pointer(mask_in);
   std::int64_t r = 0;
   if (n <= 0) {
     // Nothing to move: return before any size arithmetic (an empty tensor's
@@ -290,9 +305,10 @@ std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std:
 /// kept rows are contiguous in `in` and move with one copy each. Returns the
 /// number of inner-element rows written (the sum of the kept rows' lengths).
 /// This is row selection on ragged data (tf.ragged.boolean_mask with a 1-D mask).
-template <class T, class Bound>
-std::int64_t compact(const T* in, const bool* mask, std::span<const Bound> bounds, T* out,
+template <class T, MaskPointer M, class Bound>
+std::int64_t compact(const T* in, M mask_in, std::span<const Bound> bounds, T* out,
                      std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
+  const auto mask = detail::mask_pointer(mask_in);
   if (bounds.size() < 2) return 0;
   T* o = out;
   std::int64_t kept = 0;
@@ -309,8 +325,8 @@ std::int64_t compact(const T* in, const bool* mask, std::span<const Bound> bound
 }
 
 /// compact() on the calling thread: the overload the operations call by default.
-template <class T>
-std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std::int64_t inner,
+template <class T, MaskPointer M>
+std::int64_t compact(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
                      Serial) noexcept(detail::bytewise<T>) {
   return compact(in, mask, n, out, inner);
 }

@@ -28,8 +28,8 @@ struct Parallel {
 /// the counts gives each chunk its place in `out`, and each thread compacts its
 /// own range there. The result is identical to the serial call's. Should a
 /// thread fail to start, its chunk runs on the calling thread.
-template <class T>
-std::int64_t compact(const T* in, const bool* mask, std::int64_t n, T* out, std::int64_t inner,
+template <class T, MaskPointer M>
+std::int64_t compact(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
                      Parallel par) {
   constexpr std::int64_t min_chunk =
       std::int64_t{1} << 16;  // entries: below this, threads cost more than they save

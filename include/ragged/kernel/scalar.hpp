@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "bits.hpp"
+
 namespace ragged {
 inline namespace v0_1 {
 namespace kernel {
@@ -24,6 +26,10 @@ inline constexpr std::uint64_t all_true_word = 0x0101010101010101ull;
 /// Mask entry i as 0 or 1: its byte, read as unsigned char (always allowed), nonzero = 1.
 [[nodiscard]] inline std::uint8_t mask_at(const bool* mask, std::int64_t i) noexcept {
   return reinterpret_cast<const unsigned char*>(mask)[i] != 0;
+}
+/// Bit-packed entry i as 0 or 1.
+[[nodiscard]] inline std::uint8_t mask_at(Bits mask, std::int64_t i) noexcept {
+  return mask[i];
 }
 
 /// Eight mask bytes as one word, each byte normalised to 0 or 1: a byte's high
@@ -54,20 +60,23 @@ inline constexpr std::uint64_t all_true_word = 0x0101010101010101ull;
   return bits;
 }
 
+/// The mask bits of entries [0, len) as one word (zeros above len; len >= 64
+/// means a whole word), from bool bytes; bytes past `len` are not read.
+[[nodiscard]] inline std::uint64_t load_bits(const bool* mask, std::int64_t len) noexcept {
+  if (len >= 64) return mask_word(mask);
+  bool last[64] = {};
+  std::memcpy(last, mask, static_cast<std::size_t>(len));
+  return mask_word(last);
+}
+
 /// The mask bits of entries [0, n) as words (the last one padded with zeros)
 /// and the running count before each word, starting from `base`.
-inline void mask_words_scalar(const bool* mask, std::int64_t n, std::uint64_t* words,
-                              std::int64_t* prefix, std::int64_t base) noexcept {
-  std::int64_t k = 0;
+template <class M>
+void mask_words_scalar(M mask, std::int64_t n, std::uint64_t* words, std::int64_t* prefix,
+                       std::int64_t base) noexcept {
   prefix[0] = base;
-  for (; 64 * k + 64 <= n; ++k) {
-    words[k] = mask_word(mask + 64 * k);
-    prefix[k + 1] = prefix[k] + static_cast<std::int64_t>(popcount64(words[k]));
-  }
-  if (64 * k < n) {
-    bool last[64] = {};
-    std::memcpy(last, mask + 64 * k, static_cast<std::size_t>(n - 64 * k));
-    words[k] = mask_word(last);
+  for (std::int64_t k = 0; 64 * k < n; ++k) {
+    words[k] = load_bits(mask + 64 * k, n - 64 * k);
     prefix[k + 1] = prefix[k] + static_cast<std::int64_t>(popcount64(words[k]));
   }
 }
@@ -81,18 +90,29 @@ inline void mask_words_scalar(const bool* mask, std::int64_t n, std::uint64_t* w
   for (; i < n; ++i) total += mask_at(mask, i);
   return total;
 }
+/// The number of set bits among entries [0, n).
+[[nodiscard]] inline std::int64_t count_scalar(Bits mask, std::int64_t n) noexcept {
+  std::int64_t total = 0;
+  for (std::int64_t i = 0; i < n; i += 64) total += popcount64(load_bits(mask + i, n - i));
+  return total;
+}
 
-/// Keeps the W-byte elements whose mask entry is true. Branch-free: every
-/// element is written to out[j] and j advances only when it is kept, so the
-/// loop stops at the last kept element to never write past the output's end.
-template <std::size_t W>
-std::int64_t compact_scalar(const std::byte* in, const bool* mask, std::int64_t n,
-                            std::byte* out) noexcept {
-  while (n > 0 && !mask_at(mask, n - 1)) --n;
+/// Keeps the W-byte elements whose mask entry is true, reading the mask a
+/// word of 64 entries at a time. Branch-free within a word: every element up
+/// to the word's last kept one is written to out[j] and j advances only when
+/// it is kept, so nothing past the last kept element is ever written.
+template <std::size_t W, class M>
+std::int64_t compact_scalar(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
+  constexpr auto w = static_cast<std::int64_t>(W);
   std::int64_t j = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::memcpy(out + j * static_cast<std::int64_t>(W), in + i * static_cast<std::int64_t>(W), W);
-    j += mask_at(mask, i);
+  for (std::int64_t base = 0; base < n; base += 64) {
+    auto bits = load_bits(mask + base, n - base);
+    const std::byte* src = in + base * w;
+    const int len = 64 - std::countl_zero(bits);  // 0 for a word with nothing kept
+    for (int i = 0; i < len; ++i, bits >>= 1) {
+      std::memcpy(out + j * w, src + std::ptrdiff_t{i} * w, W);
+      j += static_cast<std::int64_t>(bits & 1);
+    }
   }
   return j;
 }
@@ -100,19 +120,12 @@ std::int64_t compact_scalar(const std::byte* in, const bool* mask, std::int64_t 
 /// Calls run(begin, end) for each maximal run of true entries in mask[0, n),
 /// in order. Runs are found from 64-entry bit words with trailing-zero
 /// counts: one branch per run, not per entry (random masks have short runs).
-template <class Run>
-void for_each_run(const bool* mask, std::int64_t n, Run&& run) {
+template <class M, class Run>
+void for_each_run(M mask, std::int64_t n, Run&& run) {
   std::int64_t open = -1;  // the start of a run that reached the end of the previous word
   for (std::int64_t base = 0; base < n; base += 64) {
     const auto len = static_cast<int>(std::min<std::int64_t>(64, n - base));
-    std::uint64_t bits;
-    if (len == 64) {
-      bits = mask_word(mask + base);
-    } else {
-      bool last[64] = {};
-      std::memcpy(last, mask + base, static_cast<std::size_t>(len));
-      bits = mask_word(last);
-    }
+    const std::uint64_t bits = load_bits(mask + base, len);
     int pos = 0;
     while (pos < len) {
       if (open < 0) {
