@@ -2,15 +2,19 @@
 //
 //   ragged_mask [--axis N] [--data-ragged-rank R] [--mask-ragged-rank R] [--show-type] DATA MASK
 //
-// DATA and MASK are nested-list literals such as '[[1, 2, 3], [4], [5, 6]]'.
+// DATA and MASK are nested-list literals such as '[[1, 2, 3], [4], [5, 6]]',
+// or '-' (read from standard input) or '@path' (read from a file).
 #include <ragged/ragged.hpp>
 
 #include <charconv>
 #include <cstdint>
 #include <exception>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <new>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -27,7 +31,8 @@ constexpr std::string_view usage =
     "\n"
     "  DATA, MASK              literals such as '[[1, 2, 3], [4], [5, 6]]'; DATA may hold "
     "integers,\n"
-    "                          floats, double-quoted strings or True/False; MASK only True/False\n"
+    "                          floats, double-quoted strings or True/False; MASK only True/False;\n"
+    "                          '-' reads one of them from standard input, '@path' from a file\n"
     "  --axis N                use tf.boolean_mask with this axis (DATA and MASK must be uniform)\n"
     "  --data-ragged-rank R    read DATA as a RaggedTensor with R ragged dims (0: a dense "
     "Tensor);\n"
@@ -58,6 +63,22 @@ std::int64_t to_int(std::string_view flag, std::string_view text) {
   return v;
 }
 
+// The literal an argument names: itself, '-' for standard input, or '@path'
+// for a file's contents.
+std::string literal_of(std::string_view arg) {
+  if (arg == "-")
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  if (!arg.empty() && arg[0] == '@') {
+    const std::string path(arg.substr(1));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError("cannot read " + std::string(arg) + ": no such readable file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  return std::string(arg);
+}
+
 Options parse_args(int argc, char** argv) {
   Options o;
   int positional = 0;
@@ -85,6 +106,10 @@ Options parse_args(int argc, char** argv) {
       throw UsageError("too many arguments");
   }
   if (positional != 2) throw UsageError("DATA and MASK are required");
+  if (o.data == "-" && o.mask == "-")
+    throw UsageError("only one of DATA and MASK can be read from standard input");
+  o.data = literal_of(o.data);
+  o.mask = literal_of(o.mask);
   return o;
 }
 
@@ -105,21 +130,12 @@ Either<T> read(const std::string& text, std::optional<std::int64_t> ragged_rank)
   }
 }
 
-// "[3, None]": the shape as TensorFlow's TensorShape prints it.
-std::string dims_text(const ragged::PartialShape& shape) {
-  auto s = ragged::to_string(shape);  // "(3, None)"
-  s.front() = '[';
-  s.back() = ']';
-  return s;
-}
-
 template <class T>
 void print(const ragged::Tensor<T>& t, bool show_type) {
   std::string out;
   if (show_type) {
-    ragged::PartialShape shape(t.shape().begin(), t.shape().end());
     out += "Tensor shape=";
-    out += dims_text(shape);
+    out += ragged::to_string(t.shape());  // "(2, 1)", as every message prints shapes
     out += '\n';
   }
   std::cout << out << ragged::to_string(t) << '\n';
@@ -134,7 +150,7 @@ void print(const ragged::RaggedTensor<T>& rt, bool show_type) {
     out += "RaggedTensor ragged_rank=";
     out += std::to_string(rt.ragged_rank());
     out += " shape=";
-    out += dims_text(rt.shape());
+    out += ragged::to_string(rt.shape());  // "(2, None)"
     out += '\n';
   }
   std::cout << out << ragged::to_string(rt) << '\n';

@@ -83,12 +83,14 @@ inline std::vector<std::uint8_t> bitmap(const std::vector<int>& bits, std::int64
       static_cast<std::size_t>((offset + static_cast<std::int64_t>(bits.size()) + 7) / 8) +
           buffer_slack,
       0);
+  std::uint8_t* bytes = b.data();
+  if (!bytes) return b;  // no entries and no slack
   for (std::int64_t i = 0; i < offset; ++i)
-    b[static_cast<std::size_t>(i / 8)] |= static_cast<std::uint8_t>(1u << (i % 8));
+    bytes[i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
   for (std::size_t i = 0; i < bits.size(); ++i)
     if (bits[i]) {
       const auto p = static_cast<std::size_t>(offset) + i;
-      b[p / 8] |= static_cast<std::uint8_t>(1u << (p % 8));
+      bytes[p / 8] |= static_cast<std::uint8_t>(1u << (p % 8));
     }
   return b;
 }

@@ -1,5 +1,6 @@
 #include <ragged/format.hpp>
 
+#include <clocale>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -56,6 +57,47 @@ TEST_CASE("parse reads every kind of value") {
   CHECK(ragged::parse<int>("[[1, 2], [3, 4]]").ragged_rank() == 1);
   CHECK(ragged::parse<int>("[[1, 2], [3, 4]]", 0).ragged_rank() == 0);
   CHECK(ragged::to_string(ragged::parse<int>("[1, 2,]")) == "[1, 2]");
+}
+
+TEST_CASE("floats are read exactly rounded, whatever the program's locale") {
+  // Hard cases: the largest subnormal and the smallest normal's neighbour, a
+  // halfway case that rounds to even, float rounding on its own.
+  const auto d = ragged::parse<double>(
+      "[2.2250738585072011e-308, 2.2250738585072014e-308, 4.9e-324, 0.1, "
+      "1.00000000000000011102230246251565404236316680908203125, 9007199254740993.0, 1e308]");
+  const double want[] = {2.2250738585072011e-308,
+                         2.2250738585072014e-308,
+                         4.9e-324,
+                         0.1,
+                         1.0,
+                         9007199254740992.0,
+                         1e308};
+  for (std::size_t i = 0; i < std::size(want); ++i) {
+    INFO("entry " << i);
+    CHECK(d.flat_values().data()[i] == want[i]);
+  }
+  const auto f = ragged::parse<float>("[7.038531e-26, 1.17549435e-38, 3.4028235e38, 1e39]");
+  CHECK(f.flat_values().data()[0] == 7.038531e-26f);
+  CHECK(f.flat_values().data()[1] == 1.17549435e-38f);
+  CHECK(f.flat_values().data()[2] == 3.4028235e38f);
+  CHECK(std::isinf(f.flat_values().data()[3]));
+  // A locale whose decimal separator is ',' must change nothing.
+  const std::string saved = std::setlocale(LC_ALL, nullptr);
+  bool set = false;
+  for (const char* name : {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "de_DE"})
+    if (std::setlocale(LC_ALL, name)) {
+      set = true;
+      break;
+    }
+  if (!set) {
+    WARN("no locale with a ',' decimal separator is installed: the locale check is skipped");
+  } else {
+    CHECK(std::string(std::localeconv()->decimal_point) == ",");
+    const auto again = ragged::parse<double>("[0.5, 1.25e3, -2.5]");
+    std::setlocale(LC_ALL, saved.c_str());
+    CHECK(ragged::to_string(again) == "[0.5, 1250.0, -2.5]");
+  }
+  std::setlocale(LC_ALL, saved.c_str());
 }
 
 TEST_CASE("parse errors give the offset and what was expected") {

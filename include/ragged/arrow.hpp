@@ -255,14 +255,14 @@ Walk<Index> walk(const ArrowSchema& schema, const ArrowArray& array, char leaf_f
       if (count > 0 && !a->buffers[1]) fail("level ", depth, ": the values buffer is null");
       // Fixed-size levels below the last list are inner dims of the flat values.
       std::int64_t rows = count;
-      std::vector<std::int64_t> inner;
+      std::vector<std::int64_t> inner;  // innermost first
       while (!w.partitions.empty() && w.partitions.back().is_uniform()) {
-        inner.insert(inner.begin(), w.partitions.back().uniform_row_length());
+        inner.push_back(w.partitions.back().uniform_row_length());
         rows = w.partitions.back().nrows();
         w.partitions.pop_back();
       }
       w.flat_dims.push_back(rows);
-      w.flat_dims.insert(w.flat_dims.end(), inner.begin(), inner.end());
+      w.flat_dims.insert(w.flat_dims.end(), inner.rbegin(), inner.rend());
       w.leaf = a;
       w.first = base;
       w.count = count;

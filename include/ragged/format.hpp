@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/float_parse.hpp"
 #include "error.hpp"
 #include "literal.hpp"
 #include "ragged_tensor.hpp"
@@ -392,7 +393,7 @@ class Parser {
       return t;
     }
     double d = 0;
-    const auto r = std::from_chars(w.data() + sign, w.data() + w.size(), d);
+    const auto r = parse_floating(w.data() + sign, w.data() + w.size(), d);
     if (r.ec == std::errc::invalid_argument || r.ptr != w.data() + w.size()) not_a_number();
     t.kind = ValueKind::floating;
     return t;
@@ -459,7 +460,7 @@ T token_value(const Token& t) {
     const bool neg = w[0] == '-';
     const auto skip = static_cast<std::size_t>(w[0] == '+');
     T v{};
-    const auto r = std::from_chars(w.data() + skip, w.data() + w.size(), v);
+    const auto r = parse_floating(w.data() + skip, w.data() + w.size(), v);
     if (r.ec == std::errc::result_out_of_range) {
       // Python reads 1e999 as inf and 1e-999 (or 0.000...0001) as 0: so do we.
       v = underflows(w)

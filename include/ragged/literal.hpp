@@ -209,11 +209,11 @@ class LiteralBuilder {
       std::int64_t start = 0;
       std::size_t parent = 0;
       while (start + lens[parent] <= index) start += lens[parent++];
-      path.insert(path.begin(), index - start);
+      path.push_back(index - start);  // innermost first
       index = static_cast<std::int64_t>(parent);
     }
     std::string at;
-    for (auto k : path) at += cat("[", k, "]");
+    for (auto k = path.rbegin(); k != path.rend(); ++k) at += cat("[", *k, "]");
     throw_shape_error(
         "the literal is not uniform: ", at, " has ", lengths_[to_size(d)][i],
         " items but should have ", want, " items like the first row at that depth",

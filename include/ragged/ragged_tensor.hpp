@@ -204,7 +204,7 @@ class RaggedTensor {
     const auto nvals = outer_size(values);
     detail::check_fits<Index>(nvals, "the number of values");
     detail::Buffer<Index> b(detail::to_size(row_starts.size() + 1), detail::for_overwrite);
-    std::ranges::copy(row_starts.span(), b.begin());
+    std::copy(row_starts.span().begin(), row_starts.span().end(), b.begin());
     b[detail::to_size(row_starts.size())] = static_cast<Index>(nvals);
     // No rows can hold no values: [] with values is not a partition.
     if (row_starts.size() == 0 && nvals != 0)
@@ -221,7 +221,7 @@ class RaggedTensor {
     const auto nvals = outer_size(values);
     detail::Buffer<Index> b(detail::to_size(row_limits.size() + 1), detail::for_overwrite);
     b[0] = 0;
-    std::ranges::copy(row_limits.span(), b.begin() + 1);
+    std::copy(row_limits.span().begin(), row_limits.span().end(), b.begin() + 1);
     if (row_limits.size() == 0 && nvals != 0)
       detail::throw_shape_error("row_limits is empty but there are ", nvals, " values");
     if (validate) check_boundaries(row_limits.span(), nvals, "row_limits", false);
@@ -261,7 +261,8 @@ class RaggedTensor {
     const auto nsplits = detail::checked_add(nrows, 1, "the row splits of nrows = ", nrows);
     detail::Buffer<Index> b(detail::to_size(nsplits), detail::for_overwrite);
     for (std::int64_t r = 0; r <= nrows; ++r)
-      b[detail::to_size(r)] = static_cast<Index>(std::ranges::lower_bound(ids, r) - ids.begin());
+      b[detail::to_size(r)] =
+          static_cast<Index>(std::lower_bound(ids.begin(), ids.end(), r) - ids.begin());
     return with_outer_level(std::move(values), detail::splits_tensor(std::move(b)), validate,
                             "value_rowids", true);
   }
