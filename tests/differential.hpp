@@ -137,6 +137,25 @@ Failure ragged_case(Choices& c, int density) {
     if (via_bits != ragged::to_string(out))
       return what.str() + "with a bit mask at bit offset " + std::to_string(offset) + " got " +
              via_bits + ", with bool " + ragged::to_string(out);
+    // The same into caller memory of exactly the result's size, or a little more.
+    const auto slack = static_cast<std::size_t>(c.pick(0, 2));
+    std::vector<T> values(static_cast<std::size_t>(out.flat_values().size()) + slack);
+    std::vector<std::vector<std::int64_t>> splits;
+    for (const auto& level : out.nested_row_splits())
+      splits.emplace_back(static_cast<std::size_t>(level.size()) + slack, -1);
+    ragged::RaggedBuffers<T> buffers{ragged::TensorView<T>(std::span<T>(values)), {}};
+    for (auto& level : splits) buffers.row_splits.emplace_back(level);
+    const auto into = [&](const auto& d) {
+      if (dense_mask)
+        return ragged::to_string(ragged::boolean_mask_to(buffers, d, to_dense(mask, mask_dims)));
+      return ragged::to_string(
+          ragged::boolean_mask_to(buffers, d, to_ragged(mask, mask_rr, mask_dims)));
+    };
+    const auto via_buffers =
+        dense_data ? into(to_dense(data, dims)) : into(to_ragged(data, data_rr, dims));
+    if (via_buffers != ragged::to_string(out))
+      return what.str() + "into caller memory got " + via_buffers + ", owning " +
+             ragged::to_string(out);
     return {};
   } catch (const ragged::shape_error& e) {
     return expected ? what.str() + "rejected: " + e.what() : Failure{};

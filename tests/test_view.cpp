@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "catch.hpp"
@@ -236,6 +237,24 @@ TEST_CASE("owning types adopt a std::vector's memory") {
   Tensor<std::string> strings(Shape{2}, std::vector<std::string>{"a", "b"});
   strings = ragged::boolean_mask(strings, ragged::tensor<bool>({F, T}), 0);
   CHECK(ragged::to_string(strings) == "[\"b\"]");
+  // Splits given as a std::vector&& are adopted too; an lvalue or a braced list is copied.
+  std::vector<std::int64_t> own_splits{0, 1, 3};
+  const auto* sp = own_splits.data();
+  const auto adopted =
+      RaggedTensor<float>::from_row_splits(std::vector<float>{1, 2, 3}, std::move(own_splits));
+  CHECK(adopted.row_splits().data() == sp);
+  CHECK(ragged::to_string(adopted) == "[[1.0], [2.0, 3.0]]");
+  const auto copied = RaggedTensor<float>::from_row_splits(std::vector<float>{1, 2, 3}, splits);
+  CHECK(copied.row_splits().data() != splits.data());
+  CHECK(ragged::to_string(RaggedTensor<float>::from_row_splits(std::vector<float>{1, 2, 3},
+                                                               {0, 3})) == "[[1.0, 2.0, 3.0]]");
+  // Adopted splits are validated as any others.
+  check_throws<ragged::shape_error>(
+      [] {
+        (void)RaggedTensor<float>::from_row_splits(std::vector<float>{1},
+                                                   std::vector<std::int64_t>{0, 2});
+      },
+      {"row_splits"});
 }
 
 TEST_CASE("boolean_mask_to writes into caller memory and returns the view of what it wrote") {
@@ -284,6 +303,97 @@ TEST_CASE("boolean_mask_to writes into caller memory and returns the view of wha
   CHECK(par.size() == want);
   CHECK(dest[0] == 1);
   CHECK(dest[1] == 2);
+}
+
+static_assert(std::is_copy_constructible_v<TensorView<int>> &&
+              std::is_copy_constructible_v<ragged::RaggedTensorView<int>>);
+static_assert(std::is_convertible_v<TensorView<int>, TensorView<const int>>);
+
+TEST_CASE("boolean_mask_to writes a ragged result into caller memory") {
+  std::vector<float> values{1.5f, 0.2f, 3.0f, 0.1f, 2.5f};
+  std::vector<std::int64_t> splits{0, 3, 3, 5};
+  const std::vector<std::uint8_t> keep{1, 0, 1, 0, 255};
+  const auto data = RaggedTensorView<const float>::from_row_splits(
+      TensorView<const float>{std::span<const float>(values)}, splits);
+  const auto mask = RaggedTensorView<const bool>::from_row_splits(ragged::byte_mask(keep), splits);
+  // Room sized like the input.
+  std::vector<float> out_values(values.size(), -1);
+  std::vector<std::int64_t> out_splits(splits.size(), -1);
+  const auto got = ragged::boolean_mask_to(
+      ragged::RaggedBuffers<float>{TensorView<float>{std::span<float>(out_values)},
+                                   {std::span<std::int64_t>(out_splits)}},
+      data, mask);
+  CHECK(ragged::to_string(got) == "[[1.5, 3.0], [], [2.5]]");
+  CHECK(got.flat_values().data() == out_values.data());
+  CHECK(got.partitions()[0].row_splits().data() == out_splits.data());
+  CHECK(out_splits == std::vector<std::int64_t>{0, 2, 2, 3});
+  CHECK(out_values[3] == -1);  // nothing past the result
+  // Row selection on ragged_rank 2, and a dense mask of rank 2 on dense data.
+  const auto nested = ragged::constant<int>({{{1, 2}, {}}, {{3}}, {{4, 5, 6}}});
+  std::vector<int> v2(6, 0);
+  std::vector<std::int64_t> s0(4), s1(5);
+  const auto rows = ragged::boolean_mask_to(
+      ragged::RaggedBuffers<int>{TensorView<int>{std::span<int>(v2)},
+                                 {std::span<std::int64_t>(s0), std::span<std::int64_t>(s1)}},
+      nested, ragged::tensor<bool>({T, F, T}));
+  CHECK(ragged::to_string(rows) == "[[[1, 2], []], [[4, 5, 6]]]");
+  const auto dense = ragged::tensor<int>({{1, 2, 3}, {4, 5, 6}});
+  std::vector<int> v3(6);
+  std::vector<std::int64_t> s3(3);
+  const auto elems =
+      ragged::boolean_mask_to(ragged::RaggedBuffers<int>{TensorView<int>{std::span<int>(v3)},
+                                                         {std::span<std::int64_t>(s3)}},
+                              dense, ragged::tensor<bool>({{T, F, T}, {F, F, T}}));
+  CHECK(ragged::to_string(elems) == "[[1, 3], [6]]");
+}
+
+TEST_CASE("boolean_mask_to into caller memory that is too small names both sizes") {
+  const auto data = ragged::constant<int>({{1, 2, 3}, {4}});
+  const auto mask = ragged::constant<bool>({{T, T, F}, {T}});
+  std::vector<int> values(4, -7);
+  std::vector<std::int64_t> splits(3, -7);
+  const auto buffers = [&](std::size_t nvalues, std::size_t nsplits) {
+    return ragged::RaggedBuffers<int>{
+        TensorView<int>(values.data(), Shape{static_cast<std::int64_t>(nvalues)}),
+        {std::span<std::int64_t>(splits.data(), nsplits)}};
+  };
+  // Two values are kept: room for one is refused before anything is written there.
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)ragged::boolean_mask_to(buffers(1, 3), data, ragged::tensor<bool>({T, F}));
+      },
+      {"out has room for 1 values but the result has 3"});
+  CHECK(values[1] == -7);
+  check_throws<ragged::shape_error>(
+      [&] { (void)ragged::boolean_mask_to(buffers(4, 2), data, mask); },
+      {"out has room for 2 row splits at ragged dim 0 but the result "
+       "needs 3"});
+  check_throws<ragged::shape_error>(
+      [&] {
+        (void)ragged::boolean_mask_to(
+            ragged::RaggedBuffers<int>{TensorView<int>(values.data(), Shape{4}), {}}, data, mask);
+      },
+      {"out has row splits for 0 ragged dims but the result has 1"});
+  // Exactly the result's size is enough for elements (they are counted first).
+  const auto got = ragged::boolean_mask_to(buffers(3, 3), data, mask);
+  CHECK(ragged::to_string(got) == "[[1, 2], [4]]");
+  CHECK(values[3] == -7);
+}
+
+TEST_CASE("boolean_mask_to into caller memory that aliases the input") {
+  std::vector<int> values{1, 2, 3, 4};
+  std::vector<std::int64_t> splits{0, 3, 4};
+  const auto data = RaggedTensorView<const int>::from_row_splits(
+      TensorView<const int>{std::span<const int>(values)}, splits);
+  const auto mask = ragged::constant<bool>({{F, T, T}, {T}});
+  // The result is written over the data's own values and splits.
+  const auto got =
+      ragged::boolean_mask_to(ragged::RaggedBuffers<int>{TensorView<int>{std::span<int>(values)},
+                                                         {std::span<std::int64_t>(splits)}},
+                              data, mask);
+  CHECK(ragged::to_string(got) == "[[2, 3], [4]]");
+  CHECK(values[0] == 2);
+  CHECK(splits == std::vector<std::int64_t>{0, 2, 3});
 }
 
 TEST_CASE("rows, values() and rows() are views: no copy, as TensorFlow's") {

@@ -22,6 +22,17 @@
 namespace ragged {
 inline namespace v0_1 {
 
+/// Caller memory for a ragged result of boolean_mask_to: room for the flat
+/// values (only its size counts) and one span of room per ragged dim of the
+/// result for its row splits, outermost first. Memory sized like the input is
+/// always enough where the data's ragged_rank is at least rank(mask) - 1: as
+/// many values, and at each level as many splits, as the data has.
+template <class T, RowIndex Index = std::int64_t>
+struct RaggedBuffers {
+  TensorView<T> values;
+  std::vector<std::span<Index>> row_splits;
+};
+
 namespace detail {
 
 using kernel::detail::bytewise;
@@ -154,15 +165,74 @@ void check_conformance(const View<T, I>& data, const View<M, J>& mask, std::int6
   }
 }
 
-// Level l of the result's splits, room for the splits of `nrows` rows, reusing
-// `out`'s buffer when it has room. (nrows + 1 is checked: the uniform dims of
-// an empty tensor may count INT64_MAX rows.)
-template <class Index>
-Tensor<Index>& reuse(std::vector<Tensor<Index>>& splits, std::size_t l, std::int64_t nrows) {
-  if (splits.size() <= l) splits.resize(l + 1);
-  splits[l].reset_for_overwrite(Shape{checked_add(nrows, 1, "the row splits of ", nrows, " rows")});
-  return splits[l];
-}
+// Where a ragged result is written, level by level: an owning RaggedTensor,
+// whose buffers are reused (OwnedOut), or the caller's memory (BufferOut).
+// splits_room(l, nrows) gives room for level l's splits of `nrows` rows and
+// splits_used(l, n) says how many were written; values_room(dims) and
+// values_used(dims) the same for the flat values.
+template <class T, class Index>
+struct OwnedOut {
+  std::vector<Tensor<Index>>& splits;
+  Tensor<T>& flat;
+  void levels(std::size_t n) { splits.resize(n); }
+  // (nrows + 1 is checked: the uniform dims of an empty tensor may count INT64_MAX rows.)
+  Index* splits_room(std::size_t l, std::int64_t nrows) {
+    if (splits.size() <= l) splits.resize(l + 1);
+    splits[l].reset_for_overwrite(
+        Shape{checked_add(nrows, 1, "the row splits of ", nrows, " rows")});
+    return splits[l].data();
+  }
+  void splits_used(std::size_t l, std::int64_t n) { splits[l].reset_for_overwrite(Shape{n}); }
+  [[nodiscard]] static bool room_for_values(std::int64_t) noexcept { return true; }
+  T* values_room(const std::vector<std::int64_t>& dims) {
+    flat.reset_for_overwrite(Shape(dims));
+    return flat.data();
+  }
+  void values_used(std::vector<std::int64_t> dims) {
+    flat.reset_for_overwrite(Shape(std::move(dims)));
+  }
+};
+
+template <class T, class Index>
+struct BufferOut {
+  TensorView<T> values;
+  const std::vector<std::span<Index>>& splits;
+  std::vector<std::int64_t> used{};
+  std::vector<std::int64_t> dims{};
+  void levels(std::size_t n) {
+    if (splits.size() < n)
+      throw_shape_error("boolean_mask_to: out has row splits for ", splits.size(),
+                        " ragged dims but the result has ", n);
+    used.assign(n, 0);
+  }
+  Index* splits_room(std::size_t l, std::int64_t nrows) {
+    const auto need = checked_add(nrows, 1, "the row splits of ", nrows, " rows");
+    if (static_cast<std::int64_t>(splits[l].size()) < need)
+      throw_shape_error("boolean_mask_to: out has room for ", splits[l].size(),
+                        " row splits at ragged dim ", l, " but the result needs ", need);
+    return splits[l].data();
+  }
+  void splits_used(std::size_t l, std::int64_t n) { used[l] = n; }
+  [[nodiscard]] bool room_for_values(std::int64_t n) const noexcept { return values.size() >= n; }
+  T* values_room(const std::vector<std::int64_t>& d) {
+    const auto need = Shape(d).num_elements();
+    if (values.size() < need)
+      throw_shape_error("boolean_mask_to: out has room for ", values.size(),
+                        " values but the result has ", need);
+    dims = d;
+    return values.data();
+  }
+  void values_used(std::vector<std::int64_t> d) { dims = std::move(d); }
+  // The view of what was written.
+  RaggedTensorView<T, Index> result() const {
+    std::vector<RowPartition<Index>> parts;
+    for (std::size_t l = 0; l < used.size(); ++l)
+      parts.push_back(RowPartition<Index>::from_row_splits(
+          std::span<const Index>(splits[l].data(), to_size(used[l])), false));
+    return RaggedTensorView<T, Index>::from_partitions(TensorView<T>(values.data(), Shape(dims)),
+                                                       std::move(parts), false);
+  }
+};
 
 template <class T, class I>
 std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
@@ -175,17 +245,24 @@ std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
 // kept rows rebases them (each run's limits are contiguous, less what was
 // dropped before it). The flat values are the kept rows' contiguous ranges,
 // moved by the kernel as runs. Temporaries are per row of dim `first` only.
-template <class T, class Index, class M>
-void select_rows(const View<T, Index>& data, std::size_t first, M mask,
-                 std::vector<Tensor<Index>>& out_splits, Tensor<T>& out_flat) {
+template <class T, class Index, class M, class Out>
+void select_rows(const View<T, Index>& data, std::size_t first, M mask, Out& out) {
   const auto nrows = data.levels[first].nrows();
   std::vector<Index>
       composed;  // bounds of the kept rows one dim down, once not the splits themselves
   std::span<const Index> bounds;  // level l's rows under each row of dim `first`, for l > first
+  Index last = 0;                 // the last split written: the number of values kept
   for (std::size_t l = first; l < data.levels.size(); ++l) {
     const auto* splits = splits_of(data.levels[l]);
-    auto& s = reuse(out_splits, l, data.levels[l].nrows());  // room for every row; trimmed below
-    auto* sp = s.data();
+    // The rows this level keeps: the kept rows of dim `first`, or the rows under them.
+    std::int64_t keeps = 0;
+    if (l == first)
+      keeps = kernel::count(mask, nrows);
+    else
+      kernel::detail::for_each_run(mask, nrows, [&](std::int64_t b, std::int64_t e) {
+        keeps += std::int64_t{bounds[to_size(e)]} - bounds[to_size(b)];
+      });
+    auto* sp = out.splits_room(l, keeps);
     const auto kept = l == first ? kernel::compact(splits + 1, mask, nrows, sp + 1)
                                  : kernel::compact(splits + 1, mask, bounds, sp + 1);
     sp[0] = 0;
@@ -197,7 +274,8 @@ void select_rows(const View<T, Index>& data, std::size_t first, M mask,
       for (auto i = k + 1; i <= k + hi - lo; ++i) sp[i] = static_cast<Index>(sp[i] - dropped);
       k += hi - lo;
     });
-    s.reset_for_overwrite(Shape{kept + 1});
+    out.splits_used(l, kept + 1);
+    last = sp[kept];
     if (l == first) {
       bounds = std::span<const Index>(splits, to_size(nrows + 1));
     } else {
@@ -207,17 +285,15 @@ void select_rows(const View<T, Index>& data, std::size_t first, M mask,
     }
   }
   auto dims = std::vector<std::int64_t>(data.flat_shape.begin(), data.flat_shape.end());
-  dims[0] = out_splits[data.levels.size() - 1].values().back();
-  out_flat.reset_for_overwrite(Shape(std::move(dims)));
-  kernel::compact(data.values, mask, bounds, out_flat.data(),
+  dims[0] = last;
+  kernel::compact(data.values, mask, bounds, out.values_room(dims),
                   data.flat_shape.num_elements(1, data.flat_shape.rank()));
 }
 
 // tf.ragged.boolean_mask on views: `k` is the mask's rank; the mask view has
 // k - 1 levels over 1-D flat values, the data view max(ragged_rank, k - 1).
-template <class T, class I, class MT, class J>
-void ragged_mask_into(const View<T, I>& data, const View<MT, J>& mask, std::int64_t k,
-                      RaggedTensor<T, I>& out) {
+template <class T, class I, class MT, class J, class Out>
+void ragged_mask_into(const View<T, I>& data, const View<MT, J>& mask, std::int64_t k, Out& out) {
   check_conformance(data, mask, k);
   // Every split of the result counts rows of the level below it, at most as
   // many as the data has there: checked once, up front, for the Index type (a
@@ -225,54 +301,54 @@ void ragged_mask_into(const View<T, I>& data, const View<MT, J>& mask, std::int6
   // uniform dims that would wrap).
   for (std::size_t l = 0; l < data.levels.size(); ++l)
     check_fits<I>(rows_at(data, l + 1), "the result's row splits would reach");
-  auto& out_splits = ragged_parts::splits(out);
-  auto& out_flat = ragged_parts::flat_values(out);
   const auto ndata_levels = data.levels.size();
   const auto sel = to_size(k - 1);  // the dim whose rows the mask's flat values select
-  out_splits.resize(ndata_levels);
+  out.levels(ndata_levels);
   // Dims above the mask's last: unchanged.
   for (std::size_t l = 0; l + 1 < sel; ++l) {
     const auto& level = data.levels[l];
-    auto& s = reuse(out_splits, l, level.nrows());
-    for (std::int64_t r = 0; r <= level.nrows(); ++r) s.data()[r] = static_cast<I>(level.bound(r));
+    auto* sp = out.splits_room(l, level.nrows());
+    for (std::int64_t r = 0; r <= level.nrows(); ++r) sp[r] = static_cast<I>(level.bound(r));
+    out.splits_used(l, level.nrows() + 1);
   }
   const auto n = rows_at(data, sel);
   if (sel < ndata_levels) {
     // The mask's last ragged dim: prefix sums of the kept counts per row.
     if (sel >= 1) {
       const auto& level = mask.levels[sel - 1];
-      auto* sp = reuse(out_splits, sel - 1, level.nrows()).data();
+      auto* sp = out.splits_room(sel - 1, level.nrows());
       sp[0] = 0;
       for (std::int64_t r = 0; r < level.nrows(); ++r)
         sp[r + 1] = static_cast<I>(sp[r] + kernel::count(mask.values + level.bound(r),
                                                          level.bound(r + 1) - level.bound(r)));
+      out.splits_used(sel - 1, level.nrows() + 1);
     }
-    select_rows(data, sel, mask.values, out_splits, out_flat);
+    select_rows(data, sel, mask.values, out);
     return;
   }
   // Elements (or uniform inner rows) of the flat values. Trivially copyable
-  // values get room for every row and skip the counting pass: pages that are
-  // never written are never touched. Others are counted first, so that only
-  // the kept elements are constructed.
+  // values get room for every row and skip the counting pass (pages that are
+  // never written are never touched) where there is that room. Others are
+  // counted first, so that only the kept elements are constructed.
   auto dims = std::vector<std::int64_t>(data.flat_shape.begin(), data.flat_shape.end());
-  dims[0] = bytewise<T> ? n : kernel::count(mask.values, n);
-  out_flat.reset_for_overwrite(Shape(dims));
   const auto inner = data.flat_shape.num_elements(1, data.flat_shape.rank());
+  dims[0] = bytewise<T> && out.room_for_values(n * inner) ? n : kernel::count(mask.values, n);
+  T* values = out.values_room(dims);
   std::int64_t kept = 0;
   if (sel >= 1) {
     // The mask's last ragged dim: its row splits are where the kernel reports
     // its running count, which makes the result's splits in the same pass.
     const auto& level = mask.levels[sel - 1];
-    auto& s = reuse(out_splits, sel - 1, level.nrows());
+    auto* sp = out.splits_room(sel - 1, level.nrows());
     kept = kernel::compact(
-        data.values, mask.values, n, out_flat.data(), inner,
-        kernel::Boundaries<J>{splits_of(level), level.uniform_row_length(), level.nrows() + 1},
-        s.data());
+        data.values, mask.values, n, values, inner,
+        kernel::Boundaries<J>{splits_of(level), level.uniform_row_length(), level.nrows() + 1}, sp);
+    out.splits_used(sel - 1, level.nrows() + 1);
   } else {
-    kept = kernel::compact(data.values, mask.values, n, out_flat.data(), inner);
+    kept = kernel::compact(data.values, mask.values, n, values, inner);
   }
   dims[0] = kept;
-  out_flat.reset_for_overwrite(Shape(std::move(dims)));
+  out.values_used(std::move(dims));
 }
 
 // The operation with the basic guarantee for `out`: should copying a T throw
@@ -282,7 +358,8 @@ template <class T, class I, class MT, class J>
 void ragged_mask(const View<T, I>& data, const View<MT, J>& mask, std::int64_t k,
                  RaggedTensor<T, I>& out) {
   try {
-    ragged_mask_into(data, mask, k, out);
+    OwnedOut<T, I> sink{ragged_parts::splits(out), ragged_parts::flat_values(out)};
+    ragged_mask_into(data, mask, k, sink);
     ragged_parts::mark_validated(out);
   } catch (...) {
     out = RaggedTensor<T, I>();
@@ -322,6 +399,12 @@ void for_each_buffer(const RaggedTensorView<T, I>& t, F&& f) {
   for_each_buffer(t.flat_values(), f);
   for (const auto& p : t.partitions())
     f(static_cast<const void*>(p.row_splits().data()), p.row_splits().size_bytes());
+}
+
+template <class T, class I, class F>
+void for_each_buffer(const RaggedBuffers<T, I>& b, F&& f) {
+  for_each_buffer(b.values, f);
+  for (const auto& s : b.row_splits) f(static_cast<const void*>(s.data()), s.size_bytes());
 }
 
 // Whether any buffer of `a` overlaps any buffer of `b`.
@@ -418,6 +501,25 @@ void check_ranks(const Data& data, const Mask& mask) {
                       data.rank(), ": mask shape must be a prefix of data shape");
 }
 
+// The result types of tf.ragged.boolean_mask into caller memory.
+template <class Data>
+using ragged_view_of = RaggedTensorView<value_of<Data>, typename tensor_traits<Data>::index_type>;
+template <class Data>
+using ragged_buffers_of = RaggedBuffers<value_of<Data>, typename tensor_traits<Data>::index_type>;
+
+// Calls run(data levels, mask levels, rank(mask)): the views of both as the
+// levels tf.ragged.boolean_mask works on (the data's max(ragged_rank,
+// rank(mask) - 1), the mask's rank(mask) - 1).
+template <class Data, class Mask, class Run>
+void with_ragged_levels(const Data& data, const Mask& mask, Run&& run) {
+  using I = typename tensor_traits<Data>::index_type;
+  using J = typename tensor_traits<Mask>::index_type;
+  const auto k = mask.rank();
+  std::int64_t levels = k - 1;
+  if constexpr (tensor_traits<Data>::ragged) levels = std::max(data.ragged_rank(), k - 1);
+  run(levels_of<I>(data, levels), levels_of<J>(mask, k - 1), k);
+}
+
 }  // namespace detail
 
 /// tf.ragged.boolean_mask(data, mask) written into `out`: keeps the entries of
@@ -445,17 +547,50 @@ template <class Data, class Mask>
 requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_result<Data>
 &boolean_mask_to(detail::ragged_result<Data>& out, const Data& data, const Mask& mask) {
   detail::require_bool_mask<Mask>();
-  using I = typename detail::tensor_traits<Data>::index_type;
-  using J = typename detail::tensor_traits<Mask>::index_type;
   detail::check_ranks(data, mask);
-  const auto k = mask.rank();
-  std::int64_t levels = k - 1;
-  if constexpr (detail::tensor_traits<Data>::ragged) levels = std::max(data.ragged_rank(), k - 1);
   const auto compute = [&](detail::ragged_result<Data>& result) {
-    detail::ragged_mask(detail::levels_of<I>(data, levels), detail::levels_of<J>(mask, k - 1), k,
-                        result);
+    detail::with_ragged_levels(data, mask, [&](const auto& d, const auto& m, std::int64_t k) {
+      detail::ragged_mask(d, m, k, result);
+    });
   };
   return detail::into_unaliased(out, compute, data, mask);
+}
+
+/// tf.ragged.boolean_mask(data, mask) written into the caller's memory:
+/// returns the RaggedTensorView of what was written (its splits start at 0).
+/// Where a buffer is too small for the result, throws shape_error naming both
+/// sizes, and nothing is written past any buffer (levels checked before may
+/// have been written). `out` may overlap the inputs: the result is then
+/// computed into a temporary and copied there. Otherwise as boolean_mask_to
+/// into a RaggedTensor; should an element copy throw, the buffers' contents
+/// are unspecified.
+template <class Data, class Mask>
+requires detail::tensor_like<Data> && detail::tensor_like<Mask> detail::ragged_view_of<Data>
+boolean_mask_to(detail::ragged_buffers_of<Data> out, const Data& data, const Mask& mask) {
+  detail::require_bool_mask<Mask>();
+  using T = detail::value_of<Data>;
+  using I = typename detail::tensor_traits<Data>::index_type;
+  detail::check_ranks(data, mask);
+  detail::BufferOut<T, I> sink{out.values, out.row_splits};
+  if (detail::shares_memory(out, data) || detail::shares_memory(out, mask)) {
+    // Computed apart, then copied in through the same checks.
+    detail::ragged_result<Data> fresh;
+    boolean_mask_to(fresh, data, mask);
+    sink.levels(fresh.nested_row_splits().size());
+    for (std::size_t l = 0; l < fresh.nested_row_splits().size(); ++l) {
+      const auto& src = fresh.nested_row_splits()[l];
+      std::copy(src.data(), src.data() + src.size(), sink.splits_room(l, src.size() - 1));
+      sink.splits_used(l, src.size());
+    }
+    const auto& fv = fresh.flat_values();
+    std::copy(fv.data(), fv.data() + fv.size(),
+              sink.values_room(std::vector<std::int64_t>(fv.shape().begin(), fv.shape().end())));
+    return sink.result();
+  }
+  detail::with_ragged_levels(data, mask, [&](const auto& d, const auto& m, std::int64_t k) {
+    detail::ragged_mask_into(d, m, k, sink);
+  });
+  return sink.result();
 }
 
 /// tf.ragged.boolean_mask(data, mask), returning a fresh RaggedTensor; see

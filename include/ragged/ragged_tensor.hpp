@@ -31,6 +31,14 @@ class IndexSpan {
  public:
   IndexSpan(std::span<const Index> s) noexcept : s_(s) {}     // NOLINT: implicit by design
   IndexSpan(const std::vector<Index>& v) noexcept : s_(v) {}  // NOLINT
+  /// A vector given as an rvalue is kept: a factory that stores the indices
+  /// as they are (from_row_splits) adopts its memory instead of copying.
+  IndexSpan(std::vector<Index>&& v) noexcept : owned_(std::move(v)), s_(owned_) {}  // NOLINT
+  IndexSpan(IndexSpan&&) noexcept = default;  // a vector's buffer stays where it is
+  IndexSpan(const IndexSpan&) = delete;
+  IndexSpan& operator=(const IndexSpan&) = delete;
+  IndexSpan& operator=(IndexSpan&&) = delete;
+  ~IndexSpan() = default;
   IndexSpan(std::initializer_list<Index> l) noexcept : s_(l.begin(), l.size()) {}  // NOLINT
   IndexSpan(const Tensor<Index>& t) : s_(t.values()) {                             // NOLINT
     if (t.rank() != 1)
@@ -46,8 +54,15 @@ class IndexSpan {
   [[nodiscard]] std::span<const Index> span() const noexcept { return s_; }
   [[nodiscard]] std::int64_t size() const noexcept { return static_cast<std::int64_t>(s_.size()); }
   [[nodiscard]] Index operator[](std::int64_t i) const noexcept { return s_[detail::to_size(i)]; }
+  /// The indices as a rank-1 Tensor: the adopted vector's memory when there is one, else a copy.
+  [[nodiscard]] Tensor<Index> to_tensor() && {
+    if (s_.data() == owned_.data() && !owned_.empty())
+      return Tensor<Index>(Shape{size()}, std::move(owned_));
+    return Tensor<Index>(Shape{size()}, s_);
+  }
 
  private:
+  std::vector<Index> owned_;  // only for an rvalue vector
   std::span<const Index> s_;
 };
 
@@ -184,8 +199,9 @@ class RaggedTensor {
   template <class Values>
   static RaggedTensor from_row_splits(Values values, IndexSpan<Index> row_splits,
                                       bool validate = true) {
-    Tensor<Index> s(Shape{row_splits.size()}, row_splits.span());
-    return with_outer_level(std::move(values), std::move(s), validate, "row_splits");
+    // A std::vector&& of splits is adopted (no copy), as the values are.
+    return with_outer_level(std::move(values), std::move(row_splits).to_tensor(), validate,
+                            "row_splits");
   }
 
   /// tf.RaggedTensor.from_row_lengths: row i has row_lengths[i] values.
@@ -275,7 +291,8 @@ class RaggedTensor {
         ids.empty() ? 0
                     : detail::checked_add(ids.back(), 1, "nrows inferred from value_rowids[",
                                           ids.size() - 1, "] = ", ids.back());
-    return from_value_rowids(std::move(values), value_rowids, std::max<std::int64_t>(nrows, 0));
+    return from_value_rowids(std::move(values), std::move(value_rowids),
+                             std::max<std::int64_t>(nrows, 0));
   }
 
   /// tf.RaggedTensor.from_uniform_row_length: rows of `uniform_row_length` values

@@ -47,10 +47,12 @@ class TensorView {
   TensorView(const Tensor<value_type>& t)                                    // NOLINT
       requires std::is_const_v<T> : data_(t.data()),
                                     shape_(t.shape()) {}
-  /// A mutable view converts to a const one.
-  TensorView(const TensorView<value_type>& v)  // NOLINT
-      requires std::is_const_v<T> : data_(v.data()),
-                                    shape_(v.shape()) {}
+  /// A mutable view converts to a const one. (A template, so that it is not
+  /// taken for the copy constructor of a mutable view.)
+  template <class U>
+  requires(std::is_const_v<T>&& std::is_same_v<U, value_type>) TensorView(  // NOLINT
+      const TensorView<U>& v)
+      : data_(v.data()), shape_(v.shape()) {}
 
   [[nodiscard]] T* data() const noexcept { return data_; }
   [[nodiscard]] const Shape& shape() const noexcept { return shape_; }
