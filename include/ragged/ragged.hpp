@@ -9,6 +9,8 @@
 #include "kernel/compact.hpp"   // IWYU pragma: export
 #include "kernel/parallel.hpp"  // IWYU pragma: export
 #include "literal.hpp"          // IWYU pragma: export
+#include "parse.hpp"            // IWYU pragma: export
+#include "print.hpp"            // IWYU pragma: export
 #include "ragged_tensor.hpp"    // IWYU pragma: export
 #include "row_partition.hpp"    // IWYU pragma: export
 #include "shape.hpp"            // IWYU pragma: export
