@@ -40,34 +40,6 @@ namespace ragged {
 inline namespace v0_1 {
 namespace kernel {
 
-/// The number of true entries in mask[0, n): the size of a compaction's output,
-/// so that it is allocated once.
-template <MaskPointer M>
-[[nodiscard]] std::int64_t count(M mask_in, std::int64_t n) noexcept {
-  const auto mask = detail::mask_pointer(mask_in);
-  if (n <= 0) return 0;
-  if constexpr (std::is_same_v<decltype(mask), const Bits>) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (active_isa() != Isa::scalar) return detail::count_popcnt(mask, n);
-#endif
-    return detail::count_scalar(mask, n);
-  } else {
-    // Short rows do not pay for dispatch.
-    if (n < 64) return detail::count_scalar(mask, n);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    switch (active_isa()) {
-      case Isa::avx512:
-        return detail::count_avx512(mask, n);
-      case Isa::avx2:
-        return detail::count_avx2(mask, n);
-      case Isa::scalar:
-        break;
-    }
-#endif
-    return detail::count_scalar(mask, n);
-  }
-}
-
 /// The default execution of the dense operation: on the calling thread.
 /// (kernel/parallel.hpp adds Parallel, which splits large inputs over threads.)
 struct Serial {};
@@ -95,27 +67,73 @@ inline constexpr bool bytewise = std::is_trivially_copyable_v<T>;
 template <class M>
 using compact_fn = std::int64_t (*)(const std::byte*, M, std::int64_t, std::byte*) noexcept;
 
-// The implementation for one element width and mask kind at the active
-// instruction set; `large` selects the variant that prefetches ahead.
-template <std::size_t W, class M>
-[[nodiscard]] compact_fn<M> compact_for_width(bool large) noexcept {
+// Everything the kernel runs for one instruction set and mask kind M (const
+// bool* or Bits): one table per level, built at compile time, and the level
+// chosen by one index (implementation<M>()), not by a switch in each entry.
+template <class M>
+struct Implementation {
+  std::int64_t (*count)(M, std::int64_t) noexcept;
+  void (*mask_words)(M, std::int64_t, std::uint64_t*, std::int64_t*, std::int64_t) noexcept;
+  compact_fn<M> compact[4][2];  // by element width (1, 2, 4, 8 bytes), then `large` (prefetching)
+};
+
+// The tables' order: scalar, avx2, avx512 (compress in a register), and
+// avx512 storing with vpcompress (fast on AMD Zen 5 only).
+inline constexpr int implementation_levels = 4;
+
+template <class M, int Level>
+constexpr Implementation<M> implementation_at() noexcept {
+  Implementation<M> impl{&count_scalar,
+                         &mask_words_scalar<M>,
+                         {{&compact_scalar<1, M>, &compact_scalar<1, M>},
+                          {&compact_scalar<2, M>, &compact_scalar<2, M>},
+                          {&compact_scalar<4, M>, &compact_scalar<4, M>},
+                          {&compact_scalar<8, M>, &compact_scalar<8, M>}}};
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if constexpr (W == 1 || W == 2 || W == 4 || W == 8) {
-    switch (active_isa()) {
-      case Isa::avx512:
-        if (cpu().fast_compress_store)
-          return large ? &compact_avx512<W, true, true, M> : &compact_avx512<W, true, false, M>;
-        return large ? &compact_avx512<W, false, true, M> : &compact_avx512<W, false, false, M>;
-      case Isa::avx2:
-        return &compact_avx2<W, M>;
-      case Isa::scalar:
-        break;
+  if constexpr (Level == 1) {
+    impl.compact[0][0] = impl.compact[0][1] = &compact_avx2<1, M>;
+    impl.compact[1][0] = impl.compact[1][1] = &compact_avx2<2, M>;
+    impl.compact[2][0] = impl.compact[2][1] = &compact_avx2<4, M>;
+    impl.compact[3][0] = impl.compact[3][1] = &compact_avx2<8, M>;
+  } else if constexpr (Level >= 2) {
+    constexpr bool direct = Level == 3;
+    impl.compact[0][0] = &compact_avx512<1, direct, false, M>;
+    impl.compact[0][1] = &compact_avx512<1, direct, true, M>;
+    impl.compact[1][0] = &compact_avx512<2, direct, false, M>;
+    impl.compact[1][1] = &compact_avx512<2, direct, true, M>;
+    impl.compact[2][0] = &compact_avx512<4, direct, false, M>;
+    impl.compact[2][1] = &compact_avx512<4, direct, true, M>;
+    impl.compact[3][0] = &compact_avx512<8, direct, false, M>;
+    impl.compact[3][1] = &compact_avx512<8, direct, true, M>;
+  }
+  if constexpr (Level >= 1) {
+    if constexpr (std::is_same_v<M, Bits>) {
+      impl.count = &count_popcnt;
+    } else {
+      impl.count = Level == 1 ? &count_avx2 : &count_avx512;
+      if constexpr (Level >= 2) impl.mask_words = &mask_words_avx512;
     }
   }
-#else
-  (void)large;
 #endif
-  return &compact_scalar<W, M>;
+  return impl;
+}
+
+// The table of the active level (kernel::active_isa(), and on AVX-512 whether
+// the CPU stores compressed vectors fast).
+template <class M>
+[[nodiscard]] const Implementation<M>& implementation() noexcept {
+  static constexpr Implementation<M> tables[implementation_levels] = {
+      implementation_at<M, 0>(), implementation_at<M, 1>(), implementation_at<M, 2>(),
+      implementation_at<M, 3>()};
+  const auto isa = static_cast<int>(active_isa());
+  return tables[isa == 2 && cpu().fast_compress_store ? 3 : isa];
+}
+
+// The compaction of one element width (1, 2, 4 or 8 bytes) at the active level.
+template <std::size_t W, class M>
+[[nodiscard]] compact_fn<M> compact_for_width(bool large) noexcept {
+  constexpr int slot = W == 1 ? 0 : W == 2 ? 1 : W == 4 ? 2 : 3;
+  return implementation<M>().compact[slot][large ? 1 : 0];
 }
 
 // The byte width single elements move at: the row's own size when it is 1, 2,
@@ -228,11 +246,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
 template <class M>
 void mask_words(M mask, std::int64_t n, std::uint64_t* words, std::int64_t* prefix,
                 std::int64_t base) noexcept {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if constexpr (std::is_same_v<M, const bool*>)
-    if (active_isa() == Isa::avx512) return mask_words_avx512(mask, n, words, prefix, base);
-#endif
-  mask_words_scalar(mask, n, words, prefix, base);
+  implementation<M>().mask_words(mask, n, words, prefix, base);
 }
 
 template <class T>
@@ -241,6 +255,19 @@ template <class T>
 }
 
 }  // namespace detail
+
+/// The number of true entries in mask[0, n): the size of a compaction's output,
+/// so that it is allocated once.
+template <MaskPointer M>
+[[nodiscard]] std::int64_t count(M mask_in, std::int64_t n) noexcept {
+  const auto mask = detail::mask_pointer(mask_in);
+  using Kind = std::remove_const_t<decltype(mask)>;
+  if (n <= 0) return 0;
+  // Short rows of bytes do not pay for dispatch.
+  if constexpr (!std::is_same_v<Kind, Bits>)
+    if (n < 64) return detail::count_scalar(mask, n);
+  return detail::implementation<Kind>().count(mask, n);
+}
 
 /// Keeps the rows of `inner` consecutive elements of `in` (n rows, n * inner
 /// elements) whose mask entry is true, writes them densely to `out` and returns
