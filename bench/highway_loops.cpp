@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Google Highway's compaction loops, as a user of Highway would write them:
 // the SIMD baseline the kernel is measured against. Its own translation unit,
-// compiled for the build machine's static target (-march=native) only.
+// compiled once for the build machine's static target (-march=native) and
+// once for AVX2 (RAGGED_HWY_NS names the namespace of each copy).
 #include "highway_loops.hpp"
 
 #include <hwy/highway.h>
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-namespace bench {
+#ifndef RAGGED_HWY_NS
+#define RAGGED_HWY_NS hwy_native
+#endif
+
+namespace bench::RAGGED_HWY_NS {
 namespace {
 
 // The mask of N int32 lanes from N mask bytes (nonzero = true).
@@ -53,4 +58,4 @@ std::size_t hwy_lanes() {
   return hn::Lanes(hn::ScalableTag<std::int32_t>());
 }
 
-}  // namespace bench
+}  // namespace bench::RAGGED_HWY_NS
