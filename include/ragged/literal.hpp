@@ -213,7 +213,7 @@ class LiteralBuilder {
       index = static_cast<std::int64_t>(parent);
     }
     std::string at;
-    for (auto k = path.rbegin(); k != path.rend(); ++k) at += cat("[", *k, "]");
+    for (auto k = path.size(); k-- > 0;) at += cat("[", path[k], "]");
     throw_shape_error(
         "the literal is not uniform: ", at, " has ", lengths_[to_size(d)][i],
         " items but should have ", want, " items like the first row at that depth",

@@ -55,7 +55,7 @@ namespace detail {
 // whole; the last, partial one with loads masked by `bits`, so nothing past
 // the input's end is read. Stores are masked by the kept count, so nothing past
 // the last kept element is written. No branches: an empty part stores nothing.
-// With Direct, vpcompress stores straight to memory (fast on Zen 5 only);
+// With Direct, vpcompress stores straight to memory (fast on Zen 5 and Intel since SPR);
 // without, it compresses in a register and stores with a mask.
 template <std::size_t W, bool Direct, bool Full>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),

@@ -78,7 +78,7 @@ struct Implementation {
 };
 
 // The tables' order: scalar, avx2, avx512 (compress in a register), and
-// avx512 storing with vpcompress (fast on AMD Zen 5 only).
+// avx512 storing with vpcompress (fast on AMD Zen 5 and Intel since Sapphire Rapids; see cpu.hpp).
 inline constexpr int implementation_levels = 4;
 
 template <class M, int Level>

@@ -25,8 +25,11 @@ enum class Isa { scalar = 0, avx2 = 1, avx512 = 2 };
 struct CpuFeatures {
   bool avx2 = false;
   bool avx512 = false;
-  // Compress-store straight to memory (vpcompress* m, k, zmm) is microcoded and
-  // slow on AMD Zen 4 and on Intel, but fast on AMD Zen 5 (family 0x1A).
+  // Compress-store straight to memory (vpcompress* m, k, zmm): microcoded and
+  // slow on AMD Zen 4 (family 0x19); fast on AMD Zen 5 (family 0x1A) and, as
+  // measured on Emerald Rapids (family 6, model 207), on Intel's server cores
+  // since Sapphire Rapids (models 143, 207, 173, 174): in cache 0.82 to 0.89 of
+  // the time of compress + masked store, out of cache the same.
   bool fast_compress_store = false;
 };
 
@@ -44,10 +47,14 @@ inline CpuFeatures detect_cpu() noexcept {
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(0, &a, &b, &c, &d)) return f;
   const unsigned max_leaf = a;
-  const bool amd = b == 0x68747541;  // "Auth"enticAMD
+  const bool amd = b == 0x68747541;    // "Auth"enticAMD
+  const bool intel = b == 0x756e6547;  // "Genu"ineIntel
   __get_cpuid(1, &a, &b, &c, &d);
-  const unsigned family =
-      ((a >> 8) & 0xf) == 0xf ? ((a >> 8) & 0xf) + ((a >> 20) & 0xff) : ((a >> 8) & 0xf);
+  const unsigned base_family = (a >> 8) & 0xf;
+  const unsigned family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
+  const unsigned model = base_family == 0x6 || base_family == 0xf
+                             ? ((a >> 4) & 0xf) | (((a >> 16) & 0xf) << 4)
+                             : (a >> 4) & 0xf;
   const bool osxsave = (c >> 27) & 1;
   if (!osxsave || max_leaf < 7) return f;
   const auto xcr0 = read_xcr0();
@@ -59,7 +66,9 @@ inline CpuFeatures detect_cpu() noexcept {
   const bool avx512vbmi2 = (c >> 6) & 1;
   f.avx2 = ymm_state && avx2 && bmi2;
   f.avx512 = f.avx2 && zmm_state && avx512f && avx512bw && avx512vl && avx512vbmi2;
-  f.fast_compress_store = f.avx512 && amd && family >= 0x1a;
+  const bool intel_server_since_spr =
+      intel && family == 6 && (model == 143 || model == 207 || model == 173 || model == 174);
+  f.fast_compress_store = f.avx512 && ((amd && family >= 0x1a) || intel_server_since_spr);
   return f;
 }
 #else
