@@ -117,6 +117,29 @@ TEST_CASE("null mask entries count as false; nulls in data are rejected, naming 
                             {"level 0: 1 null lists (the first at position 1)"});
 }
 
+TEST_CASE("nulls outside every row of a sliced array are not the data's") {
+  // The child's first two values are null, but the parent's offsets start at 2:
+  // no row reaches them (a slice of a larger list array, as pyarrow makes).
+  const auto n = list<std::int64_t>({2, 4, 5}, primitive<int>({0, 0, 7, 8, 9}));
+  n->children[0]->buffers[0] = arrow_test::bitmap({0, 0, 1, 1, 1});
+  n->children[0]->null_buffer = {false, false};
+  n->children[0]->null_count = 2;
+  auto& a = ready(n);
+  CHECK(ragged::to_string(import_view<int>(a.schema, a.array)) == "[[7, 8], [9]]");
+  // A mask likewise counts only the nulls its rows reach.
+  const auto mn = list<std::int64_t>({2, 4, 5}, booleans({1, 1, 1, 0, 1}, 0, {0, 0, 1, 0, 1}));
+  auto& m = ready(mn);
+  const auto mask = import_mask(m.schema, m.array);
+  CHECK(mask.null_count() == 1);
+  CHECK(ragged::to_string(ragged::boolean_mask(import_view<int>(a.schema, a.array), mask.view())) ==
+        "[[7], [9]]");
+  // A null inside a row is still refused, at its position in the child.
+  n->children[0]->buffers[0] = arrow_test::bitmap({1, 1, 1, 0, 1});
+  auto& b = ready(n);
+  check_throws<arrow_error>([&] { (void)import_view<int>(b.schema, b.array); },
+                            {"1 null values (the first at position 3)"});
+}
+
 TEST_CASE("formats and index types that do not fit are named") {
   const auto n = list<std::int32_t>({0, 1}, primitive<float>({1.5f}));
   auto& a = ready(n);

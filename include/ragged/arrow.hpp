@@ -167,7 +167,7 @@ inline Nulls nulls_in(const ArrowArray* a, std::int64_t first, std::int64_t n) {
   if (out.count > 0)
     for (std::int64_t i = 0; i < n; ++i)
       if (!bits[i]) {
-        out.first = i;
+        out.first = first + i;  // a logical position in the array
         break;
       }
   return out;
@@ -209,6 +209,7 @@ struct Walk {
   std::vector<std::int64_t> flat_dims;
   const ArrowArray* leaf = nullptr;
   std::int64_t first = 0, count = 0;
+  std::int64_t reached = 0;  // the first entry a row reaches (>= first)
   int depth = 0;
 };
 
@@ -233,8 +234,11 @@ Walk<Index> walk(const ArrowSchema& schema, const ArrowArray& array, char leaf_f
   Walk<Index> w;
   const ArrowSchema* s = &schema;
   const ArrowArray* a = &array;
-  // The logical entries of `a` in use: [base, base + count) (all of the top array).
-  std::int64_t base = 0, count = -1;
+  // The logical entries of `a` the view spans: [base, base + count) (all of
+  // the top array); those the rows above reach: [reached, base + count). (A
+  // list's child is spanned from 0, as its offsets are absolute, but only
+  // reached from its first offset: nulls before that are in no row.)
+  std::int64_t base = 0, count = -1, reached = 0;
   for (int depth = 0;; ++depth) {
     if (depth > max_depth) fail("nesting deeper than ", max_depth, " levels");
     if (!s || !a) fail("level ", depth, ": a child schema or array pointer is null");
@@ -266,13 +270,16 @@ Walk<Index> walk(const ArrowSchema& schema, const ArrowArray& array, char leaf_f
       w.leaf = a;
       w.first = base;
       w.count = count;
+      w.reached = reached;
       w.depth = depth;
       return w;
     }
-    reject_nulls(a, base, count, depth, "lists");
+    reject_nulls(a, reached, base + count - reached, depth, "lists");
     if (fixed >= 0) {
       w.partitions.push_back(RowPartition<Index>::from_uniform_row_length(fixed, count));
       // Row r's items are the child's logical entries [(offset + r) * N, ...).
+      reached = checked_mul(a->offset + reached, fixed, "level ", depth,
+                            ": the fixed-size list's first item reached");
       base = checked_mul(checked_add(a->offset, base, "level ", depth, ": offset"), fixed, "level ",
                          depth, ": the fixed-size list's first item");
       count = checked_mul(count, fixed, "level ", depth, ": the fixed-size list's items");
@@ -293,6 +300,7 @@ Walk<Index> walk(const ArrowSchema& schema, const ArrowArray& array, char leaf_f
       // the child's entries from 0 to the last offset.
       base = 0;
       count = splits.back();
+      reached = splits.front();
     }
     s = s->children[0];
     a = a->children[0];
@@ -338,7 +346,7 @@ RaggedTensorView<const T, Index> import_view(const ArrowSchema& schema, const Ar
                 "double");
   return detail::as_arrow_errors([&] {
     const auto w = detail::walk<Index>(schema, array, format_of<T>);
-    detail::reject_nulls(w.leaf, w.first, w.count, w.depth, "values");
+    detail::reject_nulls(w.leaf, w.reached, w.first + w.count - w.reached, w.depth, "values");
     return RaggedTensorView<const T, Index>::from_partitions(detail::leaf_values<T>(w),
                                                              w.partitions, true);
   });
@@ -375,8 +383,9 @@ class Mask {
     auto bits = values
                     ? kernel::Bits{values, 0} + (w.leaf->offset + w.first)
                     : kernel::Bits{reinterpret_cast<const std::uint8_t*>(detail::empty_buffer), 0};
+    // Nulls before the first entry a row reaches are in no row: not counted.
     const auto nulls = detail::nulls_in(w.leaf, w.first, w.count);
-    nulls_ = nulls.count;
+    nulls_ = detail::nulls_in(w.leaf, w.reached, w.first + w.count - w.reached).count;
     if (nulls.count > 0) {
       // value AND valid, a word at a time, into storage of our own.
       const auto validity = kernel::Bits{static_cast<const std::uint8_t*>(w.leaf->buffers[0]), 0} +
