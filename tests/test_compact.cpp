@@ -53,7 +53,9 @@ TEMPLATE_TEST_CASE("compact keeps the masked elements and rows and writes nothin
         for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
         const auto want = expected_rows(in, m, inner);
         std::vector<TestType> out(want.size() + 16, static_cast<TestType>(99));
-        const auto kept = ragged::kernel::compact(in.data(), mask.get(), n, out.data(), inner);
+        const auto* end = ragged::kernel::compact(in.data(), mask.get(), n, out.data(), inner);
+        const auto kept = (end - out.data()) / inner;
+        CHECK((end - out.data()) % inner == 0);
         INFO("n " << n << ", inner " << inner << ", density " << density);
         CHECK(kept * inner == static_cast<std::int64_t>(want.size()));
         CHECK(kept == ragged::kernel::count(mask.get(), n));
@@ -70,10 +72,10 @@ TEST_CASE("compact moves non-trivial types") {
   const std::vector<std::string> in{"a", "bb", "ccc", "dddd"};
   const bool mask[] = {true, false, false, true};
   std::vector<std::string> out(2);
-  CHECK(ragged::kernel::compact(in.data(), mask, 4, out.data()) == 2);
+  CHECK(ragged::kernel::compact(in.data(), mask, 4, out.data()) == out.data() + 2);
   CHECK(out == std::vector<std::string>{"a", "dddd"});
   std::vector<std::string> rows(2);
-  CHECK(ragged::kernel::compact(in.data(), mask, 2, rows.data(), 2) == 1);
+  CHECK(ragged::kernel::compact(in.data(), mask, 2, rows.data(), 2) == rows.data() + 2);
   CHECK(rows == std::vector<std::string>{"a", "bb"});
 }
 
@@ -82,20 +84,26 @@ TEST_CASE("compact over variable-length rows copies runs") {
   const std::vector<std::int64_t> bounds{0, 3, 3, 4, 8};  // [1 2 3] [] [4] [5 6 7 8]
   const bool mask[] = {true, true, false, true};
   std::vector<int> out(7, -1);
-  CHECK(ragged::kernel::compact(in.data(), mask, std::span<const std::int64_t>(bounds),
-                                out.data()) == 7);
+  using ragged::kernel::Rows;
+  CHECK(ragged::kernel::compact(in.data(), mask, Rows<std::int64_t>::of_splits(bounds),
+                                out.data()) == out.data() + 7);
   CHECK(out == std::vector<int>{1, 2, 3, 5, 6, 7, 8});
   std::vector<int> pairs(8, -1);  // the same rows of pairs
   const std::vector<std::int32_t> b2{0, 1, 1, 2, 4};
-  CHECK(ragged::kernel::compact(in.data(), mask, std::span<const std::int32_t>(b2), pairs.data(),
-                                2) == 3);
+  CHECK(ragged::kernel::compact(in.data(), mask, Rows<std::int32_t>::of_splits(b2), pairs.data(),
+                                2) == pairs.data() + 6);
+  // Uniform rows of 2: the same as dense rows of inner 2.
+  std::vector<int> uniform(8, -1);
+  CHECK(ragged::kernel::compact(in.data(), mask, Rows<std::int32_t>::uniform(2, 4),
+                                uniform.data()) == uniform.data() + 6);
+  CHECK(uniform == std::vector<int>{1, 2, 3, 4, 7, 8, -1, -1});
   CHECK(pairs == std::vector<int>{1, 2, 5, 6, 7, 8, -1, -1});
   // The mask bit-packed, two bits into its byte (0b1011 << 2), the other bits set to ignore.
   const std::uint8_t packed[] = {0b11101111};
   const auto bits = ragged::kernel::Bits{packed, 2};
   std::vector<int> from_bits(7, -1);
-  CHECK(ragged::kernel::compact(in.data(), bits, std::span<const std::int64_t>(bounds),
-                                from_bits.data()) == 7);
+  CHECK(ragged::kernel::compact(in.data(), bits, Rows<std::int64_t>::of_splits(bounds),
+                                from_bits.data()) == from_bits.data() + 7);
   CHECK(from_bits == out);
   std::vector<std::pair<std::int64_t, std::int64_t>> runs;
   ragged::kernel::detail::for_each_run(
@@ -181,8 +189,9 @@ PackedBits pack_bits(const std::vector<char>& m, std::int64_t bit_offset) {
 template <class E, class M>
 std::int64_t compact_bytes(const unsigned char* src, M mask, std::int64_t n, unsigned char* dst,
                            std::int64_t inner) {
-  return ragged::kernel::compact(reinterpret_cast<const E*>(src), mask, n,
-                                 reinterpret_cast<E*>(dst), inner);
+  auto* out = reinterpret_cast<E*>(dst);
+  return (ragged::kernel::compact(reinterpret_cast<const E*>(src), mask, n, out, inner) - out) /
+         inner;
 }
 
 // One comparison of compact() against the plain definition, element bytes of
@@ -320,16 +329,22 @@ TEST_CASE("the parallel kernel equals the serial one on sizes that do split") {
       const auto want = ragged::kernel::count(mask.get(), n);
       for (std::int64_t inner : {1, 2}) {
         std::vector<std::int32_t> serial(in.size() + 1, -1);
-        const auto a = ragged::kernel::compact(in.data(), mask.get(), n, serial.data(), inner);
+        const auto a = (ragged::kernel::compact(in.data(), mask.get(), n, serial.data(), inner) -
+                        serial.data()) /
+                       inner;
         for (int threads : {2, 3, 4}) {
           std::vector<std::int32_t> parallel(in.size() + 1, -1);
-          const auto b = ragged::kernel::compact(in.data(), mask.get(), n, parallel.data(), inner,
-                                                 ragged::kernel::Parallel{threads});
+          const auto b = (ragged::kernel::compact(in.data(), mask.get(), n, parallel.data(), inner,
+                                                  ragged::kernel::Parallel{threads}) -
+                          parallel.data()) /
+                         inner;
           // The same mask bit-packed from bit offset 5, as Arrow may hand it over.
           const auto packed = pack_bits(m, 5);
           std::vector<std::int32_t> from_bits(in.size() + 1, -1);
-          const auto c = ragged::kernel::compact(in.data(), packed.bits, n, from_bits.data(), inner,
-                                                 ragged::kernel::Parallel{threads});
+          const auto c = (ragged::kernel::compact(in.data(), packed.bits, n, from_bits.data(),
+                                                  inner, ragged::kernel::Parallel{threads}) -
+                          from_bits.data()) /
+                         inner;
           if (a != want || b != want || c != want || serial != parallel || serial != from_bits) {
             ++failures;
             FAIL_CHECK("n " << n << " (mod 128: " << n % 128 << "), density " << density
@@ -348,12 +363,12 @@ TEST_CASE("compact of nothing does no size arithmetic") {
   // An empty tensor may have an inner size no buffer could hold.
   const std::int32_t* none = nullptr;
   std::int32_t out = -1;
-  CHECK(ragged::kernel::compact(none, nullptr, 0, &out, std::int64_t{1} << 62) == 0);
+  CHECK(ragged::kernel::compact(none, nullptr, 0, &out, std::int64_t{1} << 62) == &out);
   std::int64_t kept_before[2] = {-1, -1};
   const std::int64_t at[2] = {0, 0};
   CHECK(ragged::kernel::compact(none, nullptr, 0, &out, std::int64_t{1} << 62,
-                                ragged::kernel::Boundaries<std::int64_t>{at, 0, 2},
-                                kept_before) == 0);
+                                ragged::kernel::Rows<std::int64_t>::of_splits(at),
+                                kept_before) == &out);
   CHECK(kept_before[0] == 0);
   CHECK(kept_before[1] == 0);
   CHECK(out == -1);
@@ -390,11 +405,10 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
             out(static_cast<std::size_t>(n) + 1, -1);
         for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
         std::vector<std::int32_t> kept_before(splits.size(), -1);
-        const auto kept =
-            ragged::kernel::compact(in.data(), mask.get(), n, out.data(), 1,
-                                    ragged::kernel::Boundaries<std::int64_t>{
-                                        splits.data(), 0, static_cast<std::int64_t>(splits.size())},
-                                    kept_before.data());
+        const auto rows_of_mask = ragged::kernel::Rows<std::int64_t>::of_splits(splits);
+        const auto kept = ragged::kernel::compact(in.data(), mask.get(), n, out.data(), 1,
+                                                  rows_of_mask, kept_before.data()) -
+                          out.data();
         std::int64_t want = 0, failures = 0;
         std::size_t r = 0;
         for (std::int64_t i = 0; i <= n; ++i) {
@@ -409,18 +423,15 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
         // The same mask bit-packed from bit offset 3: the same output and counts.
         const auto packed = pack_bits(m, 3);
         std::vector<std::int32_t> bits_out(out.size(), -1), bits_before(splits.size(), -1);
-        CHECK(
-            ragged::kernel::compact(in.data(), packed.bits, n, bits_out.data(), 1,
-                                    ragged::kernel::Boundaries<std::int64_t>{
-                                        splits.data(), 0, static_cast<std::int64_t>(splits.size())},
-                                    bits_before.data()) == kept);
+        CHECK(ragged::kernel::compact(in.data(), packed.bits, n, bits_out.data(), 1, rows_of_mask,
+                                      bits_before.data()) == bits_out.data() + kept);
         CHECK(bits_out == out);
         CHECK(bits_before == kept_before);
         // Uniform boundaries: every 64th position.
         const std::int64_t rows = n / 64;
         std::vector<std::int64_t> uniform(static_cast<std::size_t>(rows) + 1, -1);
         ragged::kernel::compact(in.data(), mask.get(), rows * 64, out.data(), 1,
-                                ragged::kernel::Boundaries<std::int64_t>{nullptr, 64, rows + 1},
+                                ragged::kernel::Rows<std::int64_t>::uniform(64, rows),
                                 uniform.data());
         std::int64_t running = 0;
         for (std::int64_t row = 0; row <= rows; ++row) {

@@ -234,6 +234,13 @@ struct BufferOut {
   }
 };
 
+// The rows a compaction wrote to [out, end): rows of `inner` elements, counted
+// in the mask where rows are empty (they leave no trace in the output).
+template <class T, class M>
+std::int64_t rows_written(const T* out, const T* end, std::int64_t inner, M mask, std::int64_t n) {
+  return inner > 0 ? (end - out) / inner : kernel::count(mask, n);
+}
+
 template <class T, class I>
 std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
   return dim < v.levels.size() ? v.levels[dim].nrows() : v.flat_shape[0];
@@ -263,8 +270,12 @@ void select_rows(const View<T, Index>& data, std::size_t first, M mask, Out& out
         keeps += std::int64_t{bounds[to_size(e)]} - bounds[to_size(b)];
       });
     auto* sp = out.splits_room(l, keeps);
-    const auto kept = l == first ? kernel::compact(splits + 1, mask, nrows, sp + 1)
-                                 : kernel::compact(splits + 1, mask, bounds, sp + 1);
+    // Each kept row's limit, one split each (`keeps` of them).
+    if (l == first)
+      kernel::compact(splits + 1, mask, nrows, sp + 1);
+    else
+      kernel::compact(splits + 1, mask, kernel::Rows<Index>::of_splits(bounds), sp + 1);
+    const auto kept = keeps;
     sp[0] = 0;
     std::int64_t k = 0;
     kernel::detail::for_each_run(mask, nrows, [&](std::int64_t b, std::int64_t e) {
@@ -286,7 +297,7 @@ void select_rows(const View<T, Index>& data, std::size_t first, M mask, Out& out
   }
   auto dims = std::vector<std::int64_t>(data.flat_shape.begin(), data.flat_shape.end());
   dims[0] = last;
-  kernel::compact(data.values, mask, bounds, out.values_room(dims),
+  kernel::compact(data.values, mask, kernel::Rows<Index>::of_splits(bounds), out.values_room(dims),
                   data.flat_shape.num_elements(1, data.flat_shape.rank()));
 }
 
@@ -340,12 +351,14 @@ void ragged_mask_into(const View<T, I>& data, const View<MT, J>& mask, std::int6
     // its running count, which makes the result's splits in the same pass.
     const auto& level = mask.levels[sel - 1];
     auto* sp = out.splits_room(sel - 1, level.nrows());
-    kept = kernel::compact(
-        data.values, mask.values, n, values, inner,
-        kernel::Boundaries<J>{splits_of(level), level.uniform_row_length(), level.nrows() + 1}, sp);
+    kernel::compact(data.values, mask.values, n, values, inner,
+                    kernel::Rows<J>{splits_of(level), level.uniform_row_length(), level.nrows()},
+                    sp);
+    kept = sp[level.nrows()];  // the mask's rows cover its n entries
     out.splits_used(sel - 1, level.nrows() + 1);
   } else {
-    kept = kernel::compact(data.values, mask.values, n, values, inner);
+    kept = rows_written(values, kernel::compact(data.values, mask.values, n, values, inner), inner,
+                        mask.values, n);
   }
   dims[0] = kept;
   out.values_used(std::move(dims));
@@ -721,7 +734,8 @@ std::int64_t dense_into(T* out, const TensorView<const T>& tensor, const TensorV
   using kernel::compact;
   if (tensor.size() == 0) return kept >= 0 ? kept : kernel::count(mask.data(), p.m);
   if (p.outer == 1 && kept < 0)
-    return compact(tensor.data(), mask.data(), p.m, out, p.inner, parallel);
+    return rows_written(out, compact(tensor.data(), mask.data(), p.m, out, p.inner, parallel),
+                        p.inner, mask.data(), p.m);
   if (kept < 0) kept = kernel::count(mask.data(), p.m);
   for (std::int64_t o = 0; o < p.outer; ++o)
     compact(tensor.data() + o * p.m * p.inner, mask.data(), p.m, out + o * kept * p.inner, p.inner,

@@ -18,8 +18,9 @@
 #include "stream.hpp"
 
 /// The one stream-compaction kernel under both boolean_mask operations. It
-/// knows nothing of tensors: pointers and counts in, a count out; it never
-/// allocates and never throws (except what copying a non-trivial T throws).
+/// knows nothing of tensors: pointers and counts in, the end of what it wrote
+/// out; it never allocates and never throws (except what copying a non-trivial T
+/// throws).
 ///
 /// Output contract: the kernel writes exactly the kept elements, densely, from
 /// `out` on, and never writes past the last of them; `out` needs room for
@@ -44,17 +45,26 @@ namespace kernel {
 /// (kernel/parallel.hpp adds Parallel, which splits large inputs over threads.)
 struct Serial {};
 
-/// Sorted positions in a mask at which compact() reports how many entries it
-/// has kept so far: row boundaries, explicit (`positions[r]`) or uniform
-/// (`r * stride`), for r in [0, count). With a ragged mask's row splits as
-/// positions, the reported counts are the row splits of the result.
+/// Rows as the kernel sees a row partition (ragged::RowPartition, TensorFlow's
+/// RowPartition, in plain form): `nrows` rows, row r spanning positions
+/// [bound(r), bound(r + 1)), from explicit row splits (`splits[r]`, nrows + 1
+/// of them) or, where `splits` is null, a uniform row length (`r * length`).
 template <class Index>
-struct Boundaries {
-  const Index* positions = nullptr;
-  std::int64_t stride = 0;
-  std::int64_t count = 0;
-  [[nodiscard]] std::int64_t operator[](std::int64_t r) const noexcept {
-    return positions ? std::int64_t{positions[r]} : r * stride;
+struct Rows {
+  const Index* splits = nullptr;
+  std::int64_t length = 0;
+  std::int64_t nrows = 0;
+
+  /// The rows of row splits (nrows = splits.size() - 1; no rows when empty).
+  [[nodiscard]] static constexpr Rows of_splits(std::span<const Index> s) noexcept {
+    return {s.data(), 0, s.empty() ? 0 : static_cast<std::int64_t>(s.size()) - 1};
+  }
+  /// `nrows` rows of `length` positions each.
+  [[nodiscard]] static constexpr Rows uniform(std::int64_t length, std::int64_t nrows) noexcept {
+    return {nullptr, length, nrows};
+  }
+  [[nodiscard]] constexpr std::int64_t bound(std::int64_t r) const noexcept {
+    return splits ? std::int64_t{splits[r]} : r * length;
   }
 };
 
@@ -129,13 +139,6 @@ template <class M>
   return tables[isa == 2 && cpu().fast_compress_store ? 3 : isa];
 }
 
-// The compaction of one element width (1, 2, 4 or 8 bytes) at the active level.
-template <std::size_t W, class M>
-[[nodiscard]] compact_fn<M> compact_for_width(bool large) noexcept {
-  constexpr int slot = W == 1 ? 0 : W == 2 ? 1 : W == 4 ? 2 : 3;
-  return implementation<M>().compact[slot][large ? 1 : 0];
-}
-
 // The byte width single elements move at: the row's own size when it is 1, 2,
 // 4 or 8 bytes (so rows of two int32 move as one 8-byte element), else 0 (runs).
 template <class T>
@@ -147,25 +150,14 @@ template <class T>
   return 0;
 }
 
-template <std::size_t W, class M>
-std::int64_t compact_width(const void* in, M mask, std::int64_t n, void* out, bool large) noexcept {
-  return compact_for_width<W, M>(large)(static_cast<const std::byte*>(in), mask, n,
-                                        static_cast<std::byte*>(out));
-}
-
-template <class M>
-std::int64_t compact_width(std::size_t w, const void* in, M mask, std::int64_t n, void* out,
-                           bool large) noexcept {
-  switch (w) {
-    case 1:
-      return compact_width<1>(in, mask, n, out, large);
-    case 2:
-      return compact_width<2>(in, mask, n, out, large);
-    case 4:
-      return compact_width<4>(in, mask, n, out, large);
-    default:
-      return compact_width<8>(in, mask, n, out, large);
-  }
+// The compaction a call runs, chosen once per call: the active level's
+// function for the row's byte width (null for rows moved as runs).
+template <class T, class M>
+[[nodiscard]] compact_fn<M> compaction_for(std::int64_t inner, bool large) noexcept {
+  const auto w = element_width<T>(inner);
+  if (!w) return nullptr;
+  const int slot = w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3;
+  return implementation<M>().compact[slot][large ? 1 : 0];
 }
 
 // Whole rows [begin, end) of `row` elements each: one copy per run, streamed
@@ -188,12 +180,14 @@ void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t r
 }
 
 // One compaction of rows of `inner` elements, without chunking: single
-// elements of 1, 2, 4 or 8 bytes through the vector code, wider rows as runs,
-// non-trivial T by assignment. `stream` writes runs with non-temporal stores.
+// elements of 1, 2, 4 or 8 bytes through `fn` (compaction_for), wider rows as
+// runs, non-trivial T by assignment. `stream` writes runs with non-temporal
+// stores. Returns the number of rows kept.
 template <class T, class M>
-std::int64_t compact_part(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
-                          bool stream) {
-  if (const auto w = element_width<T>(inner)) return compact_width(w, in, mask, n, out, stream);
+std::int64_t compact_part(compact_fn<M> fn, const T* in, M mask, std::int64_t n, T* out,
+                          std::int64_t inner, bool stream) {
+  if (fn)
+    return fn(reinterpret_cast<const std::byte*>(in), mask, n, reinterpret_cast<std::byte*>(out));
   if constexpr (!bytewise<T>) {
     if (inner == 1) {
       std::int64_t j = 0;
@@ -212,15 +206,16 @@ std::int64_t compact_part(const T* in, M mask, std::int64_t n, T* out, std::int6
 }
 
 // The kernel over chunks of the input, for outputs beyond the caches and for
-// reporting boundaries: each chunk of elements is compacted into a small
+// reporting row splits: each chunk of elements is compacted into a small
 // buffer that stays in L1 and streamed out from there (runs stream straight
 // from the input); after each chunk [lo, end), `after(lo, end, kept_before)`
-// sees how many rows had been kept before it.
+// sees how many rows had been kept before it. Returns the number of rows kept.
 template <class T, class M, class After>
 std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
                              bool stream, After&& after) {
   constexpr std::int64_t stage_bytes = 8192;
-  const auto w = element_width<T>(inner);
+  const auto fn = compaction_for<T, M>(inner, true);
+  const auto w = static_cast<std::size_t>(inner) * sizeof(T);
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
   const std::int64_t chunk = std::max<std::int64_t>(64, stage_bytes / row_bytes / 64 * 64);
   alignas(64) std::byte stage[stage_bytes];
@@ -229,12 +224,12 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
     const auto len = std::min(chunk, n - lo);
     T* dst = out + kept * inner;
     const auto kept_before = kept;
-    if (w && stream) {
-      const auto k = compact_width(w, in + lo * inner, mask + lo, len, stage, true);
+    if (fn && stream) {
+      const auto k = fn(reinterpret_cast<const std::byte*>(in + lo * inner), mask + lo, len, stage);
       stream_copy(dst, stage, static_cast<std::size_t>(k) * w);
       kept += k;
     } else {
-      kept += compact_part(in + lo * inner, mask + lo, len, dst, inner, stream);
+      kept += compact_part(fn, in + lo * inner, mask + lo, len, dst, inner, stream);
     }
     after(lo, lo + len, kept_before);
   }
@@ -269,41 +264,52 @@ template <MaskPointer M>
   return detail::implementation<Kind>().count(mask, n);
 }
 
+// Every compact() has one shape, that of std::copy_if and Highway's CopyIf:
+// input, mask, the extent of the input (n entries, or rows), output; it returns
+// the end of what it wrote.
+
 /// Keeps the rows of `inner` consecutive elements of `in` (n rows, n * inner
-/// elements) whose mask entry is true, writes them densely to `out` and returns
-/// how many rows it kept. With inner == 1 these are single elements: NumPy's
-/// `np.compress(mask, in)`, the core of tf.boolean_mask.
+/// elements) whose mask entry is true, writes them densely from `out` on and
+/// returns the end of what it wrote (`out` + kept rows * inner). With inner ==
+/// 1 these are single elements: NumPy's `np.compress(mask, in)`, the core of
+/// tf.boolean_mask.
 template <class T, MaskPointer M>
-std::int64_t compact(const T* in, M mask_in, std::int64_t n, T* out,
-                     std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
+T* compact(const T* in, M mask_in, std::int64_t n, T* out,
+           std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
   const auto mask = detail::mask_pointer(mask_in);
   // Nothing to keep: return before any size arithmetic (an empty tensor's
   // inner size need not be small).
-  if (n <= 0) return 0;
+  if (n <= 0) return out;
+  std::int64_t kept = 0;
   if (!detail::worth_streaming<T>(n, inner))
-    return detail::compact_part(in, mask, n, out, inner, false);
-  return detail::compact_chunked(in, mask, n, out, inner, true,
-                                 [](std::int64_t, std::int64_t, std::int64_t) {});
+    kept = detail::compact_part(
+        detail::compaction_for<T, std::remove_const_t<decltype(mask)>>(inner, false), in, mask, n,
+        out, inner, false);
+  else
+    kept = detail::compact_chunked(in, mask, n, out, inner, true,
+                                   [](std::int64_t, std::int64_t, std::int64_t) {});
+  return out + kept * inner;
 }
 
-/// compact() that also reports, for each of the sorted `bounds` (positions in
-/// [0, n]), how many rows it kept before that position: kept_before[r]. With a
-/// ragged mask's row splits as bounds, these are the result's row splits, made
-/// in the same pass over the mask as the compaction.
+/// compact() of a mask in rows (`mask_rows` partitions the n entries, as a
+/// ragged mask's row splits do) that also writes the row splits of the
+/// result: `out_splits[r]`, for r in [0, mask_rows.nrows], is how many rows
+/// it kept before mask_rows.bound(r). Made in the same pass over the mask as
+/// the compaction. Returns the end of what it wrote to `out`.
 template <class T, MaskPointer M, class Index, class OutIndex>
-std::int64_t compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
-                     Boundaries<Index> bounds,
-                     OutIndex* kept_before) noexcept(detail::bytewise<T>) {
+T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
+           Rows<Index> mask_rows, OutIndex* out_splits) noexcept(detail::bytewise<T>) {
   const auto mask = detail::mask_pointer(mask_in);
+  const auto nbounds = mask_rows.nrows + 1;
   std::int64_t r = 0;
   if (n <= 0) {
     // Nothing to move: return before any size arithmetic (an empty tensor's
     // inner size need not be small).
-    for (; r < bounds.count; ++r) kept_before[r] = OutIndex{0};
-    return 0;
+    for (; r < nbounds; ++r) out_splits[r] = OutIndex{0};
+    return out;
   }
-  // The boundaries in (lo, end]: from the chunk's mask bits (its bytes still in
-  // L1) and their prefix counts, branch-free per boundary.
+  // The bounds in (lo, end]: from the chunk's mask bits (its bytes still in
+  // L1) and their prefix counts, branch-free per bound.
   const auto report = [&](std::int64_t lo, std::int64_t end, std::int64_t kept_before_chunk) {
     constexpr std::int64_t max_words = 8192 / 64 + 1;
     std::uint64_t words[max_words + 1];
@@ -312,49 +318,44 @@ std::int64_t compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_
     detail::mask_words(mask + lo, end - lo, words, prefix, kept_before_chunk);
     words[nwords] = 0;
     auto next = r;  // a local: the loop keeps it in a register
-    for (; next < bounds.count && bounds[next] <= end; ++next) {
-      const auto at = bounds[next] - lo;
+    for (; next < nbounds && mask_rows.bound(next) <= end; ++next) {
+      const auto at = mask_rows.bound(next) - lo;
       const auto below = (std::uint64_t{1} << (at % 64)) - 1;
-      kept_before[next] =
+      out_splits[next] =
           static_cast<OutIndex>(prefix[at / 64] + detail::popcount64(words[at / 64] & below));
     }
     r = next;
   };
   const auto kept = detail::compact_chunked(in, mask, n, out, inner,
                                             detail::worth_streaming<T>(n, inner), report);
-  for (; r < bounds.count; ++r)
-    kept_before[r] = static_cast<OutIndex>(kept);  // positions at n, after the last chunk
-  return kept;
+  for (; r < nbounds; ++r)
+    out_splits[r] = static_cast<OutIndex>(kept);  // bounds at n, after the last chunk
+  return out + kept * inner;
 }
 
-/// Keeps variable-length rows: row r is in[bounds[r] * inner, bounds[r+1] * inner),
-/// for r < bounds.size() - 1, and is kept when mask[r] is true. Maximal runs of
-/// kept rows are contiguous in `in` and move with one copy each. Returns the
-/// number of inner-element rows written (the sum of the kept rows' lengths).
-/// This is row selection on ragged data (tf.ragged.boolean_mask with a 1-D mask).
-template <class T, MaskPointer M, class Bound>
-std::int64_t compact(const T* in, M mask_in, std::span<const Bound> bounds, T* out,
-                     std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
+/// Row selection: keeps the rows of `rows` (row r is in[rows.bound(r) * inner,
+/// rows.bound(r + 1) * inner)) whose mask entry is true, one mask entry per
+/// row. Maximal runs of kept rows are contiguous in `in` and move with one copy
+/// each. Returns the end of what it wrote. This is tf.ragged.boolean_mask of
+/// ragged data by a mask over its rows.
+template <class T, MaskPointer M, class Index>
+T* compact(const T* in, M mask_in, Rows<Index> rows, T* out,
+           std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
   const auto mask = detail::mask_pointer(mask_in);
-  if (bounds.size() < 2) return 0;
+  if (rows.nrows <= 0) return out;
   T* o = out;
-  std::int64_t kept = 0;
-  const auto nrows = static_cast<std::int64_t>(bounds.size()) - 1;
-  const bool stream = detail::worth_streaming<T>(bounds.back() - bounds.front(), inner);
-  detail::for_each_run(mask, nrows, [&](std::int64_t b, std::int64_t e) {
-    const std::int64_t first = bounds[static_cast<std::size_t>(b)];
-    const std::int64_t last = bounds[static_cast<std::size_t>(e)];
-    detail::copy_rows(in, first, last, inner, o, stream);
-    kept += last - first;
+  const bool stream = detail::worth_streaming<T>(rows.bound(rows.nrows) - rows.bound(0), inner);
+  detail::for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
+    detail::copy_rows(in, rows.bound(b), rows.bound(e), inner, o, stream);
   });
   if (stream) detail::stream_fence();
-  return kept;
+  return o;
 }
 
 /// compact() on the calling thread: the overload the operations call by default.
 template <class T, MaskPointer M>
-std::int64_t compact(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
-                     Serial) noexcept(detail::bytewise<T>) {
+T* compact(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
+           Serial) noexcept(detail::bytewise<T>) {
   return compact(in, mask, n, out, inner);
 }
 

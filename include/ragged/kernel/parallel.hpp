@@ -26,11 +26,11 @@ struct Parallel {
 /// compact() with opt-in parallelism: the rows are split into `par.threads`
 /// chunks (on 64-entry boundaries); each chunk is counted, an exclusive scan of
 /// the counts gives each chunk its place in `out`, and each thread compacts its
-/// own range there. The result is identical to the serial call's. Should a
-/// thread fail to start, its chunk runs on the calling thread.
+/// own range there. The result is identical to the serial call's, and so is
+/// the return value (the end of what it wrote). Should a thread fail to start,
+/// its chunk runs on the calling thread.
 template <class T, MaskPointer M>
-std::int64_t compact(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
-                     Parallel par) {
+T* compact(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner, Parallel par) {
   constexpr std::int64_t min_chunk =
       std::int64_t{1} << 16;  // entries: below this, threads cost more than they save
   const std::int64_t chunks = std::min<std::int64_t>(par.threads, n / min_chunk);
@@ -67,7 +67,7 @@ std::int64_t compact(const T* in, M mask, std::int64_t n, T* out, std::int64_t i
     compact(in + lo * inner, mask + lo, hi - lo, out + offsets[static_cast<std::size_t>(c)] * inner,
             inner);
   });
-  return offsets.back();
+  return out + offsets.back() * inner;
 }
 
 }  // namespace kernel
