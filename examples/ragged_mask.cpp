@@ -6,6 +6,7 @@
 // or '-' (read from standard input) or '@path' (read from a file).
 #include <ragged/ragged.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <exception>
@@ -156,10 +157,48 @@ void print(const ragged::RaggedTensor<T>& rt, bool show_type) {
   std::cout << out << ragged::to_string(rt) << '\n';
 }
 
+// The element type a literal needs: boolean, integer, floating (integers mixed
+// with floats), string, or none when it holds no values; read with the
+// library's streaming reader, which keeps no tree. Mixing strings or booleans
+// with anything else is an error naming the first value of each kind.
+struct KindSink {
+  std::optional<ragged::LiteralToken> first[5];  // by ragged::ValueKind
+  void begin_list(std::size_t) {}
+  void end_list() {}
+  void value(const ragged::LiteralToken& t) {
+    auto& slot = first[static_cast<int>(t.kind)];
+    if (!slot) slot = t;
+  }
+};
+
+std::string quoted(const std::string& text) {
+  return "'" + (text.size() > 20 ? text.substr(0, 20) + "..." : text) + "'";
+}
+
+ragged::ValueKind infer_kind(std::string_view text) {
+  KindSink sink;
+  ragged::read_literal(text, sink);
+  const auto& [none, b, i, x, s] = sink.first;
+  const auto clash = [](const char* what, const ragged::LiteralToken& a,
+                        const ragged::LiteralToken& c) {
+    throw ragged::parse_error("a literal mixes " + std::string(what) + ": " + quoted(a.text) +
+                                  " at offset " + std::to_string(a.offset) + " and " +
+                                  quoted(c.text) + " at offset " + std::to_string(c.offset),
+                              std::max(a.offset, c.offset));
+  };
+  if (s && (b || i || x)) clash("strings with other values", *s, b ? *b : i ? *i : *x);
+  if (b && (i || x)) clash("True/False with numbers", *b, i ? *i : *x);
+  if (s) return ragged::ValueKind::string;
+  if (b) return ragged::ValueKind::boolean;
+  if (x) return ragged::ValueKind::floating;
+  if (i) return ragged::ValueKind::integer;
+  return ragged::ValueKind::none;
+}
+
 template <class T>
 void run(const Options& o) {
   const auto data = read<T>(o.data, o.data_ragged_rank);
-  const auto kind = ragged::infer_kind(o.mask);
+  const auto kind = infer_kind(o.mask);
   if (kind != ragged::ValueKind::boolean && kind != ragged::ValueKind::none)
     throw ragged::parse_error("MASK may hold only True/False/true/false", 0);
   const auto mask = read<bool>(o.mask, o.mask_ragged_rank);
@@ -185,7 +224,7 @@ int main(int argc, char** argv) {
     }
   try {
     const auto o = parse_args(argc, argv);
-    switch (ragged::infer_kind(o.data)) {
+    switch (infer_kind(o.data)) {
       case ragged::ValueKind::boolean:
         run<bool>(o);
         break;

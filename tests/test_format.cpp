@@ -129,16 +129,32 @@ TEST_CASE("parse errors give the offset and what was expected") {
   }
 }
 
-TEST_CASE("infer_kind picks the element type a literal needs") {
-  CHECK(ragged::infer_kind("[[1, 2], [3]]") == ragged::ValueKind::integer);
-  CHECK(ragged::infer_kind("[[1, 2.5], [3]]") == ragged::ValueKind::floating);
-  CHECK(ragged::infer_kind("[True, false]") == ragged::ValueKind::boolean);
-  CHECK(ragged::infer_kind(R"(["a"])") == ragged::ValueKind::string);
-  CHECK(ragged::infer_kind("[[], []]") == ragged::ValueKind::none);
-  check_throws<ragged::parse_error>([] { (void)ragged::infer_kind(R"(["a", 1])"); },
-                                    {"mixes strings"});
-  check_throws<ragged::parse_error>([] { (void)ragged::infer_kind("[True, 1]"); },
-                                    {"mixes True/False"});
+namespace {
+// Records what read_literal reports, one event per entry.
+struct EventSink {
+  std::vector<std::string> events;
+  void begin_list(std::size_t offset) { events.push_back("[@" + std::to_string(offset)); }
+  void end_list() { events.emplace_back("]"); }
+  void value(const ragged::LiteralToken& t) {
+    static const char* const kinds[] = {"none", "bool", "int", "float", "string"};
+    events.push_back(std::string(kinds[static_cast<int>(t.kind)]) + ":" + t.text + "@" +
+                     std::to_string(t.offset));
+  }
+};
+}  // namespace
+
+TEST_CASE("read_literal reports lists and values as it reads, with kinds and offsets") {
+  EventSink sink;
+  ragged::read_literal(R"([[1, -2.5e3], [], ["a\"b", True, nan]])", sink);
+  CHECK(sink.events == std::vector<std::string>{"[@0", "[@1", "int:1@2", "float:-2.5e3@5", "]",
+                                                "[@14", "]", "[@18", R"(string:a"b@19)",
+                                                "bool:True@27", "float:nan@33", "]", "]"});
+  EventSink bad;
+  check_throws<ragged::parse_error>([&] { ragged::read_literal("[1, [2]", bad); }, {"offset 7"});
+  // Mixed kinds are the sink's business, not the reader's.
+  EventSink mixed;
+  ragged::read_literal(R"(["a", 1])", mixed);
+  CHECK(mixed.events.size() == 4);
 }
 
 TEST_CASE("numbers: one sign at most, and underflow reads as zero") {
@@ -185,9 +201,4 @@ TEST_CASE("parse errors escape the input and cut long tokens") {
     CHECK(std::string(e.what()).size() < 200);
     CHECK(std::string(e.what()).find("'...") != std::string::npos);
   }
-  check_throws<ragged::parse_error>(
-      [] { (void)ragged::infer_kind("[True, 1]"); },
-      {"mixes True/False with numbers", "'True' at offset 1", "'1' at offset 7"});
-  check_throws<ragged::parse_error>([] { (void)ragged::infer_kind(R"([[1.5], ["a"]])"); },
-                                    {"mixes strings", "'a' at offset 9", "'1.5' at offset 2"});
 }

@@ -1,5 +1,6 @@
 // Views of the caller's memory: no copy in, results into caller memory.
 #include <ragged/boolean_mask.hpp>
+#include <ragged/conversion.hpp>
 #include <ragged/format.hpp>
 #include <ragged/kernel/parallel.hpp>
 #include <ragged/literal.hpp>

@@ -178,18 +178,20 @@ struct OwnedOut {
   // (nrows + 1 is checked: the uniform dims of an empty tensor may count INT64_MAX rows.)
   Index* splits_room(std::size_t l, std::int64_t nrows) {
     if (splits.size() <= l) splits.resize(l + 1);
-    splits[l].reset_for_overwrite(
-        Shape{checked_add(nrows, 1, "the row splits of ", nrows, " rows")});
+    builder::reset_for_overwrite(
+        splits[l], Shape{checked_add(nrows, 1, "the row splits of ", nrows, " rows")});
     return splits[l].data();
   }
-  void splits_used(std::size_t l, std::int64_t n) { splits[l].reset_for_overwrite(Shape{n}); }
+  void splits_used(std::size_t l, std::int64_t n) {
+    builder::reset_for_overwrite(splits[l], Shape{n});
+  }
   [[nodiscard]] static bool room_for_values(std::int64_t) noexcept { return true; }
   T* values_room(const std::vector<std::int64_t>& dims) {
-    flat.reset_for_overwrite(Shape(dims));
+    builder::reset_for_overwrite(flat, Shape(dims));
     return flat.data();
   }
   void values_used(std::vector<std::int64_t> dims) {
-    flat.reset_for_overwrite(Shape(std::move(dims)));
+    builder::reset_for_overwrite(flat, Shape(std::move(dims)));
   }
 };
 
@@ -370,14 +372,11 @@ void ragged_mask_into(const View<T, I>& data, const View<MT, J>& mask, std::int6
 template <class T, class I, class MT, class J>
 void ragged_mask(const View<T, I>& data, const View<MT, J>& mask, std::int64_t k,
                  RaggedTensor<T, I>& out) {
-  try {
-    OwnedOut<T, I> sink{ragged_parts::splits(out), ragged_parts::flat_values(out)};
-    ragged_mask_into(data, mask, k, sink);
-    ragged_parts::mark_validated(out);
-  } catch (...) {
-    out = RaggedTensor<T, I>();
-    throw;
-  }
+  // The result's buffers, taken out to be refilled (out is empty meanwhile).
+  auto [flat, splits] = builder::take_apart(out);
+  OwnedOut<T, I> sink{splits, flat};
+  ragged_mask_into(data, mask, k, sink);
+  out = builder::ragged<RaggedTensor<T, I>>(std::move(flat), std::move(splits));
 }
 
 // Whether two byte ranges share a byte. (Compared as integers: comparing
@@ -750,21 +749,21 @@ void dense_mask(Tensor<T>& result, const TensorView<const T>& tensor,
     // Nothing to move: the result's shape is all there is (and `outer` may
     // count INT64_MAX empty rows, as in (INT64_MAX, 3, 0)).
     p.dims[to_size(p.axis)] = kernel::count(mask.data(), p.m);
-    result.reset_for_overwrite(Shape(std::move(p.dims)));
+    builder::reset_for_overwrite(result, Shape(std::move(p.dims)));
     return;
   }
   if (p.outer == 1 && bytewise<T>) {
     // One compaction: room for every row and no counting pass (pages that are
     // never written are never touched), then the size it kept.
     p.dims[to_size(p.axis)] = p.m;
-    result.reset_for_overwrite(Shape(p.dims));
+    builder::reset_for_overwrite(result, Shape(p.dims));
     p.dims[to_size(p.axis)] = dense_into(result.data(), tensor, mask, p, -1, parallel);
-    result.reset_for_overwrite(Shape(std::move(p.dims)));
+    builder::reset_for_overwrite(result, Shape(std::move(p.dims)));
     return;
   }
   const auto kept = kernel::count(mask.data(), p.m);
   p.dims[to_size(p.axis)] = kept;
-  result.reset_for_overwrite(Shape(p.dims));
+  builder::reset_for_overwrite(result, Shape(p.dims));
   try {
     dense_into(result.data(), tensor, mask, p, kept, parallel);
   } catch (...) {

@@ -164,8 +164,9 @@ class LiteralBuilder {
       flat_dims.push_back(first);
     }
     values_.resize_for_overwrite(values_size_);
-    Tensor<T> flat(Shape(std::move(flat_dims)), std::move(values_));
-    return ragged_parts::assemble<T, Index>(std::move(flat), std::move(splits));
+    return builder::ragged<RaggedTensor<T, Index>>(
+        builder::tensor<Tensor<T>>(Shape(std::move(flat_dims)), std::move(values_)),
+        std::move(splits));
   }
 
  private:

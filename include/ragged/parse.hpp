@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading nested-list literals: parse (tf.ragged.constant from text),
-// parse_tensor, parse_literal and infer_kind. (print.hpp writes them.)
+// parse_tensor, parse_literal, and read_literal, the streaming reader under
+// them. (print.hpp writes them.)
 #pragma once
 
 #include <charconv>
@@ -26,21 +27,22 @@
 namespace ragged {
 inline namespace v0_1 {
 
-/// The kinds of value a literal can hold, as ragged::infer_kind reports them.
+/// The kinds of value a literal can hold.
 enum class ValueKind { none, boolean, integer, floating, string };
 
-namespace detail {
-
-// One value of a literal as written: its kind, its text (strings unescaped),
-// and where it starts.
-struct Token {
+/// One value of a literal as written, as read_literal reports it: its kind,
+/// its text (a string's unescaped, a number's as written) and the offset where
+/// it starts.
+struct LiteralToken {
   ValueKind kind = ValueKind::none;
   std::string text;
   std::size_t offset = 0;
 };
 
+namespace detail {
+
 // A nested-list reader that keeps no tree: it reports begin_list(offset),
-// value(Token) and end_list() to a sink as it reads, so that what the text
+// value(LiteralToken) and end_list() to a sink as it reads, so that what the text
 // becomes (typed values and row lengths, a Literal tree, a kind) is the
 // sink's business and costs only what the sink keeps.
 class Parser {
@@ -99,8 +101,8 @@ class Parser {
     }
   }
 
-  Token parse_string() {
-    Token t;
+  LiteralToken parse_string() {
+    LiteralToken t;
     t.kind = ValueKind::string;
     t.offset = i_;
     const char quote = s_[i_++];
@@ -148,8 +150,8 @@ class Parser {
     }
   }
 
-  Token parse_word() {
-    Token t;
+  LiteralToken parse_word() {
+    LiteralToken t;
     t.offset = i_;
     const auto start = i_;
     // Numbers and words: letters, digits, signs and points (1e-5, -inf, True).
@@ -187,7 +189,7 @@ class Parser {
   std::size_t i_ = 0;
 };
 
-[[noreturn]] inline void wrong_kind(const Token& t, std::string_view expected) {
+[[noreturn]] inline void wrong_kind(const LiteralToken& t, std::string_view expected) {
   throw parse_error(
       cat("parse error at offset ", t.offset, ": expected ", expected, ", found ",
           t.kind == ValueKind::string ? std::string("a string ") : std::string(), excerpt(t.text)),
@@ -223,7 +225,7 @@ inline bool underflows(std::string_view w) {
 }
 
 template <class T>
-T token_value(const Token& t) {
+T token_value(const LiteralToken& t) {
   if constexpr (std::same_as<T, bool>) {
     if (t.kind != ValueKind::boolean) wrong_kind(t, "True or False");
     return t.text == "True" || t.text == "true";
@@ -266,7 +268,7 @@ struct BuilderSink {
   LiteralBuilder<T>& builder;
   void begin_list(std::size_t offset) { builder.begin_list(offset); }
   void end_list() { builder.end_list(); }
-  void value(const Token& t) { builder.value(token_value<T>(t), t.offset); }
+  void value(const LiteralToken& t) { builder.value(token_value<T>(t), t.offset); }
 };
 
 // A Literal tree, for parse_literal.
@@ -284,20 +286,9 @@ struct TreeSink {
     open.pop_back();
     (open.empty() ? root : open.back().items).push_back(std::move(list));
   }
-  void value(const Token& t) {
+  void value(const LiteralToken& t) {
     auto leaf = Literal<T>::leaf(token_value<T>(t), t.offset);
     (open.empty() ? root : open.back().items).push_back(std::move(leaf));
-  }
-};
-
-// The first value of each kind and where it is, for infer_kind.
-struct KindSink {
-  std::optional<Token> first[5];
-  void begin_list(std::size_t) {}
-  void end_list() {}
-  void value(const Token& t) {
-    auto& slot = first[static_cast<int>(t.kind)];
-    if (!slot) slot = t;
   }
 };
 
@@ -336,33 +327,20 @@ Tensor<T> parse_tensor(std::string_view text) {
   return detail::build_tensor(b);
 }
 
-/// The element type a literal needs: boolean, integer, floating (integers mixed
-/// with floats), string, or none when it holds no values. Mixing strings or
-/// booleans with anything else throws parse_error naming the first value of
-/// each kind and its offset. Used to infer types of literals given at run
-/// time, as the ragged_mask tool does.
-inline ValueKind infer_kind(std::string_view text) {
-  detail::KindSink sink;
+/// The streaming reader under parse, parse_tensor and parse_literal (a SAX
+/// reader, as simdjson's and RapidJSON's): reads the literal once and reports
+/// to `sink` as it goes: `sink.begin_list(offset)`, `sink.value(const
+/// LiteralToken&)` and `sink.end_list()`, keeping no tree. Checks the syntax and
+/// the nesting depth (the limit every reader shares) and throws parse_error
+/// with the offset; what the values mean is the sink's business.
+template <class Sink>
+requires requires(Sink& s, const LiteralToken& t) {
+  s.begin_list(std::size_t{});
+  s.value(t);
+  s.end_list();
+}
+void read_literal(std::string_view text, Sink& sink) {
   detail::Parser(text).parse_all(sink);
-  const auto& f = sink.first;
-  const auto& b = f[1];
-  const auto& i = f[2];
-  const auto& x = f[3];
-  const auto& s = f[4];
-  const auto clash = [](const char* what, const detail::Token& a, const detail::Token& c) {
-    const auto& later = a.offset > c.offset ? a : c;
-    throw parse_error(
-        detail::cat("a literal mixes ", what, ": ", detail::excerpt(a.text), " at offset ",
-                    a.offset, " and ", detail::excerpt(c.text), " at offset ", c.offset),
-        later.offset);
-  };
-  if (s && (b || i || x)) clash("strings with other values", *s, b ? *b : i ? *i : *x);
-  if (b && (i || x)) clash("True/False with numbers", *b, i ? *i : *x);
-  if (s) return ValueKind::string;
-  if (b) return ValueKind::boolean;
-  if (x) return ValueKind::floating;
-  if (i) return ValueKind::integer;
-  return ValueKind::none;
 }
 
 }  // namespace v0_1

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "boolean_mask.hpp"     // IWYU pragma: export
+#include "conversion.hpp"       // IWYU pragma: export
 #include "error.hpp"            // IWYU pragma: export
 #include "format.hpp"           // IWYU pragma: export
 #include "kernel/compact.hpp"   // IWYU pragma: export

@@ -15,7 +15,6 @@
 
 #include "detail/checked.hpp"
 #include "error.hpp"
-#include "kernel/compact.hpp"
 #include "row_partition.hpp"
 #include "shape.hpp"
 #include "tensor.hpp"
@@ -68,6 +67,10 @@ class IndexSpan {
 
 namespace detail {
 
+// The tag through which the members from_tensor and to_tensor find their
+// definitions in conversion.hpp (by argument-dependent lookup).
+struct conversion {};
+
 template <class Index>
 [[nodiscard]] constexpr const char* index_name() noexcept {
   return sizeof(Index) == 4 ? "int32" : "int64";
@@ -98,7 +101,7 @@ void validate_splits(std::span<const Index> s, std::int64_t nvalues, const std::
 template <class Index>
 [[nodiscard]] Tensor<Index> splits_tensor(detail::Buffer<Index> b) {
   const auto n = static_cast<std::int64_t>(b.size());
-  return Tensor<Index>(Shape{n}, std::move(b));
+  return builder::tensor<Tensor<Index>>(Shape{n}, std::move(b));
 }
 
 // The product of dims [first, last) as a count of rows, which must fit int64
@@ -153,10 +156,6 @@ template <class Index, class Length>
 ///
 /// Every factory validates its input unless told `validate = false`; every
 /// failure throws ragged::shape_error with the position and values in the message.
-namespace detail {
-struct ragged_parts;
-}
-
 template <class T, RowIndex Index = std::int64_t>
 class RaggedTensor {
  public:
@@ -362,66 +361,17 @@ class RaggedTensor {
   /// r keeps its first lengths[r] entries; with `padding`, trailing entries
   /// equal to it are dropped (for inner dims, a slab is dropped when all its
   /// elements equal `padding`). ragged_rank 0 returns the tensor itself.
+  /// Defined in <ragged/conversion.hpp> (ragged::from_tensor), which runs the kernel.
+  template <class Defined = detail::conversion>
   static RaggedTensor from_tensor(const Tensor<T>& tensor,
                                   std::optional<std::vector<Index>> lengths = std::nullopt,
                                   std::optional<T> padding = std::nullopt,
                                   std::int64_t ragged_rank = 1) {
-    if (ragged_rank < 0 || ragged_rank >= tensor.rank())
-      detail::throw_shape_error("ragged_rank = ", ragged_rank, " must be in [0, ", tensor.rank(),
-                                ") for a tensor of shape ", to_string(tensor.shape()));
-    if (lengths && padding)
-      detail::throw_shape_error("from_tensor takes lengths or padding, not both");
-    if (ragged_rank == 0 && (lengths || padding))
-      detail::throw_shape_error("from_tensor: ", lengths ? "lengths" : "padding",
-                                " needs ragged_rank >= 1, but ragged_rank is 0");
-    const auto& shape = tensor.shape();
-    for (std::int64_t d = 0; d <= ragged_rank; ++d)
-      detail::check_fits<Index>(detail::rows_in(shape, 0, d + 1), "the dimension product");
-    std::vector<Tensor<Index>> splits;
-    for (std::int64_t l = 0; l < ragged_rank; ++l)
-      splits.push_back(
-          detail::uniform_splits<Index>(detail::rows_in(shape, 0, l + 1), shape[l + 1]));
-    std::vector<std::int64_t> flat_dims{detail::rows_in(shape, 0, ragged_rank + 1)};
-    for (std::int64_t d = ragged_rank + 1; d < tensor.rank(); ++d) flat_dims.push_back(shape[d]);
-    if (ragged_rank == 0 || (!lengths && !padding))
-      return RaggedTensor(tensor.reshaped(Shape(std::move(flat_dims))), std::move(splits));
-
-    // Keep the first len[r] slabs of each innermost row: one compaction of slabs.
-    const auto rows = detail::rows_in(shape, 0, ragged_rank);
-    const auto width = shape[ragged_rank];
-    const auto inner = shape.num_elements(ragged_rank + 1, tensor.rank());
-    std::vector<std::int64_t> len(detail::to_size(rows), width);
-    if (lengths) {
-      if (static_cast<std::int64_t>(lengths->size()) != rows)
-        detail::throw_shape_error("from_tensor: lengths has ", lengths->size(),
-                                  " entries but the tensor of shape ", to_string(shape), " has ",
-                                  rows, " rows");
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const std::int64_t l = (*lengths)[detail::to_size(r)];
-        if (l < 0) detail::throw_shape_error("from_tensor: lengths[", r, "] = ", l, " is negative");
-        len[detail::to_size(r)] = std::min(l, width);
-      }
-    } else {
-      const T* v = tensor.data();
-      for (std::int64_t r = 0; r < rows; ++r) {
-        auto& l = len[detail::to_size(r)];
-        while (l > 0 && std::all_of(v + (r * width + l - 1) * inner, v + (r * width + l) * inner,
-                                    [&](const T& x) { return detail::same_value(x, *padding); }))
-          --l;
-      }
-    }
-    detail::Buffer<bool> keep(detail::to_size(rows * width), detail::for_overwrite);
-    for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t c = 0; c < width; ++c)
-        keep[detail::to_size(r * width + c)] = c < len[detail::to_size(r)];
-    auto inner_lengths =
-        detail::splits_from_lengths<Index>(std::span<const std::int64_t>(len), "lengths");
-    const auto kept = inner_lengths.values().back();
-    flat_dims[0] = kept;
-    auto flat = Tensor<T>::for_overwrite(Shape(std::move(flat_dims)));
-    kernel::compact(tensor.data(), keep.data(), rows * width, flat.data(), inner);
-    splits.back() = std::move(inner_lengths);
-    return RaggedTensor(std::move(flat), std::move(splits));
+    static_assert(
+        requires { convert_from_tensor(Defined{}, tensor, lengths, padding, ragged_rank); },
+        "RaggedTensor::from_tensor is defined in <ragged/conversion.hpp>: include it");
+    return convert_from_tensor(Defined{}, tensor, std::move(lengths), std::move(padding),
+                               ragged_rank);
   }
 
   // ---- Accessors, as tf.RaggedTensor's -------------------------------------------------------
@@ -606,16 +556,14 @@ class RaggedTensor {
 
   /// tf: to_tensor(default_value, shape): a dense tensor padded with
   /// `default_value`; with `shape`, rows are padded or truncated to it.
+  /// Defined in <ragged/conversion.hpp> (ragged::to_tensor).
+  template <class Defined = detail::conversion>
   [[nodiscard]] Tensor<T> to_tensor(const T& default_value = T{},
                                     std::optional<Shape> shape = std::nullopt) const {
-    Shape out_shape = shape ? *shape : bounding_shape();
-    if (out_shape.rank() != rank())
-      detail::throw_shape_error("to_tensor: shape ", to_string(out_shape), " has rank ",
-                                out_shape.rank(), " but the RaggedTensor has rank ", rank());
-    validate();
-    auto out = Tensor<T>::filled(out_shape, default_value);
-    fill_dense(0, 0, std::min(nrows(), out_shape[0]), out.data(), out_shape);
-    return out;
+    static_assert(
+        requires { convert_to_tensor(Defined{}, *this, default_value, shape); },
+        "RaggedTensor::to_tensor is defined in <ragged/conversion.hpp>: include it");
+    return convert_to_tensor(Defined{}, *this, default_value, std::move(shape));
   }
 
   /// The same tensor with another row-splits type (tf: with_row_splits_dtype);
@@ -643,7 +591,7 @@ class RaggedTensor {
  private:
   template <class, RowIndex>
   friend class RaggedTensor;
-  friend struct detail::ragged_parts;
+  friend struct detail::builder;
 
   RaggedTensor(Tensor<T> flat_values, std::vector<Tensor<Index>> splits)
       : flat_values_(std::move(flat_values)), splits_(std::move(splits)) {}
@@ -764,42 +712,6 @@ class RaggedTensor {
   }
 
   // Copies rows [lo, hi) of level `level` into the dense output at `out`.
-  void fill_dense(std::size_t level, std::int64_t lo, std::int64_t hi, T* out,
-                  const Shape& shape) const {
-    const auto d = static_cast<std::int64_t>(level);
-    const auto stride = shape.num_elements(d + 1, shape.rank());
-    if (level == splits_.size()) {
-      // Flat values: rows of the flat tensor's inner dims, clipped to the target shape.
-      copy_clipped(flat_values_.data(), flat_values_.shape(), 1, lo, hi, out, shape, d);
-      return;
-    }
-    const auto s = splits_[level].values();
-    for (auto r = lo; r < hi; ++r) {
-      const auto a = std::int64_t{s[detail::to_size(r)]};
-      const auto n =
-          std::min<std::int64_t>(std::int64_t{s[detail::to_size(r + 1)]} - a, shape[d + 1]);
-      fill_dense(level + 1, a, a + n, out + (r - lo) * stride, shape);
-    }
-  }
-
-  // Copies rows [lo, hi) of a dense source (dims from `sd` on) into the target
-  // (dims from `td` on), truncating or leaving padding where the dims differ.
-  static void copy_clipped(const T* src, const Shape& sshape, std::int64_t sd, std::int64_t lo,
-                           std::int64_t hi, T* out, const Shape& tshape, std::int64_t td) {
-    const auto sstride = sshape.num_elements(sd, sshape.rank());
-    const auto tstride = tshape.num_elements(td + 1, tshape.rank());
-    for (auto r = lo; r < hi; ++r) {
-      const T* row = src + r * sstride;
-      T* dst = out + (r - lo) * tstride;
-      if (sd == sshape.rank()) {
-        *dst = *row;
-      } else {
-        copy_clipped(row, sshape, sd + 1, 0, std::min(sshape[sd], tshape[td + 1]), dst, tshape,
-                     td + 1);
-      }
-    }
-  }
-
   Tensor<T> flat_values_;
   std::vector<Tensor<Index>> splits_;
   // Whether the splits have had the full validation (or were built by the
@@ -807,30 +719,6 @@ class RaggedTensor {
   // validated by every operation that indexes through them.
   bool validated_ = true;
 };
-
-namespace detail {
-// For operations that build a result in place (reusing its buffers): the parts
-// of a RaggedTensor, mutable. Whoever uses this keeps the invariants.
-struct ragged_parts {
-  template <class T, class Index>
-  static Tensor<T>& flat_values(RaggedTensor<T, Index>& rt) noexcept {
-    return rt.flat_values_;
-  }
-  template <class T, class Index>
-  static std::vector<Tensor<Index>>& splits(RaggedTensor<T, Index>& rt) noexcept {
-    return rt.splits_;
-  }
-  // For a result the library built itself: its splits are valid by construction.
-  template <class T, class Index>
-  static void mark_validated(RaggedTensor<T, Index>& rt) noexcept {
-    rt.validated_ = true;
-  }
-  template <class T, class Index>
-  static RaggedTensor<T, Index> assemble(Tensor<T> flat, std::vector<Tensor<Index>> splits) {
-    return RaggedTensor<T, Index>(std::move(flat), std::move(splits));
-  }
-};
-}  // namespace detail
 
 }  // namespace v0_1
 }  // namespace ragged

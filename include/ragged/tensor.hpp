@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
@@ -12,26 +11,14 @@
 #include <vector>
 
 #include "detail/buffer.hpp"
+#include "detail/builder.hpp"
+#include "detail/checked.hpp"
+#include "detail/same_value.hpp"
 #include "error.hpp"
 #include "shape.hpp"
 
 namespace ragged {
 inline namespace v0_1 {
-
-namespace detail {
-// NaN equals NaN here, so that a tensor equals its own copy and parse(to_string(x)) == x.
-template <class T>
-[[nodiscard]] bool same_value(const T& a, const T& b) {
-  if constexpr (std::is_floating_point_v<T>)
-    return a == b || (std::isnan(a) && std::isnan(b));
-  else
-    return a == b;
-}
-template <class T>
-[[nodiscard]] std::size_t to_size(T n) noexcept {
-  return static_cast<std::size_t>(n);
-}
-}  // namespace detail
 
 /// A dense, row-major tensor of any rank >= 0: TensorFlow's `tf.Tensor`, NumPy's
 /// `ndarray`. `Tensor<bool>` holds one byte per element and has a real `data()`.
@@ -163,16 +150,13 @@ class Tensor {
     return true;
   }
 
-  // Low-level: adopt a buffer (sizes must agree); used by the operations.
+ private:
+  friend struct detail::builder;
+
+  // Adopts a buffer the library filled (sizes agree): detail::builder::tensor.
   Tensor(Shape shape, detail::Buffer<T> values)
       : shape_(std::move(shape)), values_(std::move(values)) {}
-  // Low-level: resize for an output that is about to be overwritten, keeping capacity.
-  void reset_for_overwrite(Shape shape) {
-    values_.resize_for_overwrite(detail::to_size(shape.num_elements()));
-    shape_ = std::move(shape);
-  }
 
- private:
   [[nodiscard]] std::size_t offset(std::span<const std::int64_t> index) const {
     if (static_cast<std::int64_t>(index.size()) != rank())
       detail::throw_out_of_range("index of rank ", index.size(), " into a tensor of shape ",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "detail/checked.hpp"
+#include "detail/same_value.hpp"
 #include "error.hpp"
 #include "kernel/bits.hpp"
 #include "row_partition.hpp"

@@ -4,6 +4,7 @@
 // error naming what was computed, never a wrapped value.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -12,6 +13,12 @@
 namespace ragged {
 inline namespace v0_1 {
 namespace detail {
+
+// A count already known to be non-negative and in range, as a std::size_t.
+template <class T>
+[[nodiscard]] constexpr std::size_t to_size(T n) noexcept {
+  return static_cast<std::size_t>(n);
+}
 
 /// Stores a + b in `out`; true when it does not fit int64 (then `out` is unspecified).
 [[nodiscard]] constexpr bool add_overflows(std::int64_t a, std::int64_t b,
