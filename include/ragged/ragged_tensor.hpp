@@ -89,10 +89,10 @@ template <class Index>
 void validate_splits(std::span<const Index> s, std::int64_t nvalues, const std::string& name) {
   if (s.empty()) throw_shape_error(name, " must not be empty: it needs at least the leading 0");
   if (s[0] != 0) throw_shape_error(name, "[0] = ", s[0], " is not 0");
-  for (std::size_t i = 1; i < s.size(); ++i)
-    if (s[i] < s[i - 1])
-      throw_shape_error(name, "[", i, "] = ", s[i], " is less than ", name, "[", i - 1,
-                        "] = ", s[i - 1]);
+  if (const auto i = first_where(1, s.size(), [&](std::size_t j) { return s[j] < s[j - 1]; });
+      i < s.size())
+    throw_shape_error(name, "[", i, "] = ", s[i], " is less than ", name, "[", i - 1,
+                      "] = ", s[i - 1]);
   if (s.back() != nvalues)
     throw_shape_error(name, "[", s.size() - 1, "] = ", s.back(),
                       " (the last) is not the number of values below it, ", nvalues);
@@ -260,11 +260,11 @@ class RaggedTensor {
     if (validate) {
       // Order first: an unsorted list is reported as unsorted, not as a rowid
       // past an nrows inferred from its last entry.
-      for (std::size_t j = 1; j < ids.size(); ++j)
-        if (ids[j] < ids[j - 1])
-          detail::throw_shape_error("value_rowids[", j, "] = ", ids[j],
-                                    " is less than value_rowids[", j - 1, "] = ", ids[j - 1],
-                                    ": rowids must be sorted");
+      if (const auto j = detail::first_where(1, ids.size(),
+                                             [&](std::size_t i) { return ids[i] < ids[i - 1]; });
+          j < ids.size())
+        detail::throw_shape_error("value_rowids[", j, "] = ", ids[j], " is less than value_rowids[",
+                                  j - 1, "] = ", ids[j - 1], ": rowids must be sorted");
       if (!ids.empty() && ids.front() < 0)
         detail::throw_shape_error("value_rowids[0] = ", ids.front(), " is negative");
       if (!ids.empty() && ids.back() >= nrows)
@@ -655,7 +655,11 @@ class RaggedTensor {
   // Row starts (leading 0) or limits (trailing nvals) must be non-decreasing and within [0, nvals].
   static void check_boundaries(std::span<const Index> b, std::int64_t nvals, const char* name,
                                bool starts) {
-    for (std::size_t i = 0; i < b.size(); ++i) {
+    // The first entry that is out of range or below the one before, then which it is.
+    const auto bad = [&](std::size_t i) {
+      return (b[i] < 0) | (b[i] > nvals) | (i > 0 && b[i] < b[i - 1]);
+    };
+    if (const auto i = detail::first_where(0, b.size(), bad); i < b.size()) {
       if (b[i] < 0) detail::throw_shape_error(name, "[", i, "] = ", b[i], " is negative");
       if (b[i] > nvals)
         detail::throw_shape_error(name, "[", i, "] = ", b[i],

@@ -37,10 +37,11 @@ class RowPartition {
       detail::throw_shape_error(name, " must not be empty: it needs at least one entry");
     if (validate) {
       if (splits[0] < 0) detail::throw_shape_error(name, "[0] = ", splits[0], " is negative");
-      for (std::size_t i = 1; i < splits.size(); ++i)
-        if (splits[i] < splits[i - 1])
-          detail::throw_shape_error(name, "[", i, "] = ", splits[i], " is less than ", name, "[",
-                                    i - 1, "] = ", splits[i - 1]);
+      const auto i = detail::first_where(1, splits.size(),
+                                         [&](std::size_t j) { return splits[j] < splits[j - 1]; });
+      if (i < splits.size())
+        detail::throw_shape_error(name, "[", i, "] = ", splits[i], " is less than ", name, "[",
+                                  i - 1, "] = ", splits[i - 1]);
     }
     RowPartition p;
     p.splits_ = splits.data();

@@ -4,6 +4,7 @@
 // error naming what was computed, never a wrapped value.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -13,6 +14,23 @@
 namespace ragged {
 inline namespace v0_1 {
 namespace detail {
+
+// The first i in [begin, end) where bad(i), or end. Validation scans every
+// split, so blocks are tested without a branch per entry (the test
+// vectorizes) and only a block with a hit is searched for its first.
+template <class Bad>
+[[nodiscard]] std::size_t first_where(std::size_t begin, std::size_t end, Bad bad) {
+  constexpr std::size_t block = 512;
+  for (auto lo = begin; lo < end; lo += block) {
+    const auto hi = std::min(end, lo + block);
+    bool any = false;
+    for (auto i = lo; i < hi; ++i) any |= bad(i);
+    if (any)
+      for (auto i = lo;; ++i)
+        if (bad(i)) return i;
+  }
+  return end;
+}
 
 // A count already known to be non-negative and in range, as a std::size_t.
 template <class T>
