@@ -1,9 +1,14 @@
-// The kernel next to Google Highway's compaction loops on the same data and
-// into existing outputs, with the memcpy roofline of the same bytes: what
-// "faster than hand-written SIMD" is measured against. Built when Highway's
-// headers are found.
+// The kernel and both operations next to Google Highway's compaction loops on
+// the same data and into existing outputs, with the memcpy roofline of the
+// same value bytes: what "faster than hand-written SIMD" is measured against.
+// Built when Highway's headers are found. Every workload runs as ours, as
+// each Highway loop (at the native level), and both again forced to AVX2;
+// report.py prints ours / best Highway per workload.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common.hpp"
@@ -11,94 +16,227 @@
 
 namespace {
 
-struct Inputs {
-  std::vector<std::int32_t> values;
+// 1-D values and a mask, and an output with slack for Highway's whole-vector stores.
+template <class T>
+struct Flat {
+  std::vector<T> values;
   ragged::Tensor<bool> mask;
-  std::vector<std::int32_t> out;
-  Inputs(std::int64_t n, int density_per_mille)
+  std::vector<T> out;
+  Flat(std::int64_t n, int density_per_mille)
       : values(static_cast<std::size_t>(n)),
         mask(bench::make_mask(n, density_per_mille)),
-        out(static_cast<std::size_t>(n) + 64),  // slack for Highway's whole-vector stores
-        density(density_per_mille) {
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int32_t>(i);
+        out(static_cast<std::size_t>(n) + 64) {
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<T>(i % 100);
   }
-  int density = 0;
-  const std::uint8_t* bytes() const { return reinterpret_cast<const std::uint8_t*>(mask.data()); }
+  [[nodiscard]] const std::uint8_t* bytes() const {
+    return reinterpret_cast<const std::uint8_t*>(mask.data());
+  }
+  [[nodiscard]] std::size_t size() const { return values.size(); }
 };
 
-Inputs& inputs(std::int64_t n, int density) {
-  static std::vector<std::unique_ptr<Inputs>> cache;
-  for (auto& in : cache)
-    if (in->mask.size() == n && in->density == density) return *in;
-  cache.push_back(std::make_unique<Inputs>(n, density));
-  return *cache.back();
+// Rows: values, a mask of the same positions, and the rows' splits.
+struct Rows {
+  ragged::Tensor<std::int32_t> values;
+  ragged::Tensor<bool> mask;
+  std::vector<std::int64_t> splits;
+  std::vector<std::int32_t> out;
+  std::vector<std::int64_t> out_splits;
+  [[nodiscard]] std::size_t nrows() const { return splits.size() - 1; }
+  [[nodiscard]] const std::uint8_t* bytes() const {
+    return reinterpret_cast<const std::uint8_t*>(mask.data());
+  }
+  void make_room() {
+    out.resize(static_cast<std::size_t>(values.size()) + 64);
+    out_splits.resize(splits.size());
+  }
+};
+
+// 2^20 rows of 0..127 int32 values (about 2^26 in all), as bench_ragged's.
+Rows& ragged_rows() {
+  static Rows rows = [] {
+    Rows r;
+    std::mt19937_64 rng(11);
+    r.splits.push_back(0);
+    for (std::int64_t i = 0; i < (std::int64_t{1} << 20); ++i)
+      r.splits.push_back(r.splits.back() + static_cast<std::int64_t>(rng() % 128));
+    r.values = bench::make_values<std::int32_t>(ragged::Shape{r.splits.back()});
+    r.mask = bench::make_mask(r.splits.back(), 500);
+    r.make_room();
+    return r;
+  }();
+  return rows;
+}
+
+// [4096, 4096] int32 and a 2-D mask: its rows are uniform splits.
+constexpr std::int64_t side = 4096;
+Rows& dense_rows() {
+  static Rows rows = [] {
+    Rows r;
+    r.values = bench::make_values<std::int32_t>(ragged::Shape{side, side});
+    r.mask = bench::make_mask(side * side, 500).reshaped(ragged::Shape{side, side});
+    for (std::int64_t i = 0; i <= side; ++i) r.splits.push_back(i * side);
+    r.make_room();
+    return r;
+  }();
+  return rows;
 }
 
 template <class Loop>
-void run(benchmark::State& state, Loop loop) {
-  const auto n = state.range(0);
-  auto& in = inputs(n, static_cast<int>(state.range(1)));
-  loop(in);  // untimed: faults the output in
-  for (auto _ : state) benchmark::DoNotOptimize(loop(in));
-  bench::set_counters(state, n, n * 4);
+void timed(benchmark::State& state, Loop loop, std::int64_t items, std::int64_t value_bytes) {
+  loop();  // untimed: faults the output in
+  for (auto _ : state) {
+    loop();
+    benchmark::ClobberMemory();
+  }
+  bench::set_counters(state, items, value_bytes);
 }
 
-void ours(benchmark::State& state) {
-  run(state, [](Inputs& in) {
-    return ragged::kernel::compact(in.values.data(), in.mask.data(),
-                                   static_cast<std::int64_t>(in.values.size()), in.out.data());
-  });
-}
-// One of Highway's loops; `lanes` reports its target's int32 lanes per vector
-// (16 for AVX-512, 8 for AVX2), so that a fallback to a narrower target shows.
-template <auto Loop, auto Lanes>
-void highway(benchmark::State& state) {
-  run(state, [](Inputs& in) {
-    return Loop(in.values.data(), in.bytes(), in.values.size(), in.out.data());
-  });
-  state.counters["lanes"] = static_cast<double>(Lanes());
-}
-void highway_compress_storeu(benchmark::State& state) {
-  highway<&bench::hwy_native::hwy_compress_storeu, &bench::hwy_native::hwy_lanes>(state);
-}
-void highway_compress_store(benchmark::State& state) {
-  highway<&bench::hwy_native::hwy_compress_store, &bench::hwy_native::hwy_lanes>(state);
-}
-
-// The kernel forced to AVX2, against Highway compiled for AVX2.
-void ours_avx2(benchmark::State& state) {
+// Runs `fn` with the kernel capped at AVX2 (for the ours_avx2 rows).
+template <class Fn>
+void at_avx2(benchmark::State& state, Fn fn) {
   const auto saved = ragged::kernel::active_isa();
   if (!ragged::kernel::force_isa(ragged::kernel::Isa::avx2)) {
     state.SkipWithError("no AVX2");
     return;
   }
-  ours(state);
+  fn();
   ragged::kernel::force_isa(saved);
 }
-void highway_avx2_compress_storeu(benchmark::State& state) {
-  highway<&bench::hwy_avx2::hwy_compress_storeu, &bench::hwy_avx2::hwy_lanes>(state);
-}
-void highway_avx2_compress_store(benchmark::State& state) {
-  highway<&bench::hwy_avx2::hwy_compress_store, &bench::hwy_avx2::hwy_lanes>(state);
+
+// The loops of one Highway copy (native or AVX2), by type.
+#define RAGGED_HWY_COPY(ns)                                                                       \
+  struct ns {                                                                                     \
+    template <class T>                                                                            \
+    static std::size_t storeu(const T* in, const std::uint8_t* m, std::size_t n, T* out) {        \
+      return bench::ns::hwy_compress_storeu(in, m, n, out);                                       \
+    }                                                                                             \
+    template <class T>                                                                            \
+    static std::size_t store(const T* in, const std::uint8_t* m, std::size_t n, T* out) {         \
+      return bench::ns::hwy_compress_store(in, m, n, out);                                        \
+    }                                                                                             \
+    static void rows_storeu(const Rows& r, std::int32_t* out, std::int64_t* splits) {             \
+      bench::ns::hwy_rows_compress_storeu(r.values.data(), r.bytes(), r.splits.data(), r.nrows(), \
+                                          out, splits);                                           \
+    }                                                                                             \
+    static void rows_store(const Rows& r, std::int32_t* out, std::int64_t* splits) {              \
+      bench::ns::hwy_rows_compress_store(r.values.data(), r.bytes(), r.splits.data(), r.nrows(),  \
+                                         out, splits);                                            \
+    }                                                                                             \
+    static std::size_t lanes() { return bench::ns::hwy_lanes(); }                                 \
+  };
+RAGGED_HWY_COPY(hwy_native)
+RAGGED_HWY_COPY(hwy_avx2)
+#undef RAGGED_HWY_COPY
+
+// Registers one workload as ours, ours_avx2 and the four Highway loops.
+// `ours` runs our side; `hwy(copy, storeu)` returns the Highway side's loop.
+void add(const std::string& workload, const std::function<void(benchmark::State&)>& ours,
+         const std::function<void(benchmark::State&, bool native, bool storeu)>& hwy) {
+  benchmark::RegisterBenchmark(("ours/" + workload).c_str(), ours)->UseRealTime();
+  benchmark::RegisterBenchmark(("ours_avx2/" + workload).c_str(), [ours](benchmark::State& s) {
+    at_avx2(s, [&] { ours(s); });
+  })->UseRealTime();
+  for (bool native : {true, false})
+    for (bool storeu : {true, false}) {
+      const std::string name = std::string(native ? "highway_" : "highway_avx2_") +
+                               (storeu ? "compress_storeu/" : "compress_store/") + workload;
+      benchmark::RegisterBenchmark(name.c_str(), [hwy, native, storeu](benchmark::State& s) {
+        hwy(s, native, storeu);
+        s.counters["lanes"] = static_cast<double>(native ? hwy_native::lanes() : hwy_avx2::lanes());
+      })->UseRealTime();
+    }
 }
 
-// 1-D int32: 2^26 at densities 0.5, 0.05, 0.95 and clustered, and 2^14 in cache.
-void workloads(benchmark::internal::Benchmark* b) {
-  for (int density : {500, 50, 950, -1}) b->Args({std::int64_t{1} << 26, density});
-  b->Args({std::int64_t{1} << 14, 500});
-  b->UseRealTime();
+// A 1-D workload: the kernel into an existing output against Highway's loops.
+template <class T>
+void add_flat(const std::string& workload, std::int64_t n, int density) {
+  static std::map<std::string, std::unique_ptr<Flat<T>>> cache;
+  const auto get = [workload, n, density]() -> Flat<T>& {
+    auto& p = cache[workload];
+    if (!p) p = std::make_unique<Flat<T>>(n, density);
+    return *p;
+  };
+  const auto bytes = n * static_cast<std::int64_t>(sizeof(T));
+  add(
+      workload,
+      [get, n, bytes](benchmark::State& s) {
+        auto& in = get();
+        timed(
+            s, [&] { ragged::kernel::compact(in.values.data(), in.mask.data(), n, in.out.data()); },
+            n, bytes);
+      },
+      [get, n, bytes](benchmark::State& s, bool native, bool storeu) {
+        auto& in = get();
+        auto* loop = native ? (storeu ? &hwy_native::storeu<T> : &hwy_native::store<T>)
+                            : (storeu ? &hwy_avx2::storeu<T> : &hwy_avx2::store<T>);
+        timed(
+            s,
+            [&] {
+              benchmark::DoNotOptimize(
+                  loop(in.values.data(), in.bytes(), in.size(), in.out.data()));
+            },
+            n, bytes);
+      });
+}
+
+// A workload of rows: one of the operations (`ours`) against Highway's loops run per row.
+void add_rows(const std::string& workload, Rows& (*get)(),
+              const std::function<void(benchmark::State&, Rows&)>& ours) {
+  add(
+      workload, [get, ours](benchmark::State& s) { ours(s, get()); },
+      [get](benchmark::State& s, bool native, bool storeu) {
+        auto& r = get();
+        auto* loop = native ? (storeu ? &hwy_native::rows_storeu : &hwy_native::rows_store)
+                            : (storeu ? &hwy_avx2::rows_storeu : &hwy_avx2::rows_store);
+        timed(
+            s, [&] { loop(r, r.out.data(), r.out_splits.data()); }, r.values.size(),
+            r.values.size() * 4);
+      });
+}
+
+void register_all() {
+  constexpr std::int64_t big = std::int64_t{1} << 26;
+  add_flat<std::int32_t>("int32_2^26_density_0.5", big, 500);
+  add_flat<std::int32_t>("int32_2^26_density_0.05", big, 50);
+  add_flat<std::int32_t>("int32_2^26_density_0.95", big, 950);
+  add_flat<std::int32_t>("int32_2^26_clustered", big, -1);
+  add_flat<double>("double_2^25_density_0.5", big / 2, 500);
+  add_flat<std::int8_t>("int8_2^26_density_0.5", big, 500);
+  add_flat<std::int32_t>("int32_2^14_in_cache", std::int64_t{1} << 14, 500);
+  // tf.boolean_mask of [4096, 4096] by a 2-D mask: one flattened compaction.
+  add_rows("int32_4096x4096_2d_mask_flattened", &dense_rows, [](benchmark::State& s, Rows& r) {
+    auto out = ragged::Tensor<std::int32_t>();
+    timed(
+        s, [&] { ragged::boolean_mask_to(out, r.values, r.mask, 0); }, r.values.size(),
+        r.values.size() * 4);
+  });
+  // tf.ragged.boolean_mask of ragged data by a ragged mask with the same splits.
+  add_rows("ragged_int32_2^20_rows", &ragged_rows, [](benchmark::State& s, Rows& r) {
+    const auto data =
+        ragged::RaggedTensorView<const std::int32_t>::from_row_splits(r.values, r.splits);
+    const auto mask = ragged::RaggedTensorView<const bool>::from_row_splits(r.mask, r.splits);
+    ragged::RaggedTensor<std::int32_t> out;
+    timed(
+        s, [&] { ragged::boolean_mask_to(out, data, mask); }, r.values.size(), r.values.size() * 4);
+  });
+  // tf.ragged.boolean_mask of dense [4096, 4096] by a 2-D mask: ragged [4096, None].
+  add_rows("dense_4096x4096_to_ragged", &dense_rows, [](benchmark::State& s, Rows& r) {
+    ragged::RaggedTensor<std::int32_t> out;
+    timed(
+        s, [&] { ragged::boolean_mask_to(out, r.values, r.mask); }, r.values.size(),
+        r.values.size() * 4);
+  });
+  for (const auto bytes : {big * 4, big, std::int64_t{4} << 14, ragged_rows().values.size() * 4})
+    benchmark::RegisterBenchmark("bench::memcpy_roofline", bench::memcpy_roofline)
+        ->Arg(bytes)
+        ->UseRealTime();
 }
 
 }  // namespace
 
-BENCHMARK(bench::memcpy_roofline)
-    ->Arg(std::int64_t{4} << 26)
-    ->Arg(std::int64_t{4} << 14)
-    ->UseRealTime();
-BENCHMARK(ours)->Apply(workloads);
-BENCHMARK(highway_compress_storeu)->Apply(workloads);
-BENCHMARK(highway_compress_store)->Apply(workloads);
-BENCHMARK(ours_avx2)->Apply(workloads);
-BENCHMARK(highway_avx2_compress_storeu)->Apply(workloads);
-BENCHMARK(highway_avx2_compress_store)->Apply(workloads);
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}

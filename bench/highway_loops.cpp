@@ -16,20 +16,27 @@ namespace hn = hwy::HWY_NAMESPACE;
 namespace bench::RAGGED_HWY_NS {
 namespace {
 
-// The mask of N int32 lanes from N mask bytes (nonzero = true).
+// The mask of a vector's lanes from as many mask bytes (nonzero = true).
 template <class D>
 auto lanes_mask(D d, const std::uint8_t* mask) {
+  using T = hn::TFromD<D>;
   const hn::RebindToUnsigned<D> du;
   const hn::Rebind<std::uint8_t, D> d8;
-  const auto wide = hn::PromoteTo(du, hn::LoadU(d8, mask));
-  return hn::RebindMask(d, hn::Ne(wide, hn::Zero(du)));
+  if constexpr (sizeof(T) == 1) {
+    return hn::RebindMask(d, hn::Ne(hn::LoadU(du, mask), hn::Zero(du)));
+  } else if constexpr (sizeof(T) == 8) {
+    const hn::Rebind<std::uint32_t, D> d32;
+    const auto wide = hn::PromoteTo(du, hn::PromoteTo(d32, hn::LoadU(d8, mask)));
+    return hn::RebindMask(d, hn::Ne(wide, hn::Zero(du)));
+  } else {
+    const auto wide = hn::PromoteTo(du, hn::LoadU(d8, mask));
+    return hn::RebindMask(d, hn::Ne(wide, hn::Zero(du)));
+  }
 }
 
-}  // namespace
-
-std::size_t hwy_compress_storeu(const std::int32_t* in, const std::uint8_t* mask, std::size_t n,
-                                std::int32_t* out) {
-  const hn::ScalableTag<std::int32_t> d;
+template <class T>
+std::size_t storeu_loop(const T* in, const std::uint8_t* mask, std::size_t n, T* out) {
+  const hn::ScalableTag<T> d;
   const std::size_t lanes = hn::Lanes(d);
   std::size_t i = 0, j = 0;
   for (; i + lanes <= n; i += lanes) {
@@ -42,9 +49,9 @@ std::size_t hwy_compress_storeu(const std::int32_t* in, const std::uint8_t* mask
   return j;
 }
 
-std::size_t hwy_compress_store(const std::int32_t* in, const std::uint8_t* mask, std::size_t n,
-                               std::int32_t* out) {
-  const hn::ScalableTag<std::int32_t> d;
+template <class T>
+std::size_t store_loop(const T* in, const std::uint8_t* mask, std::size_t n, T* out) {
+  const hn::ScalableTag<T> d;
   const std::size_t lanes = hn::Lanes(d);
   std::size_t i = 0, j = 0;
   for (; i + lanes <= n; i += lanes)
@@ -53,6 +60,52 @@ std::size_t hwy_compress_store(const std::int32_t* in, const std::uint8_t* mask,
     if (mask[i]) out[j++] = in[i];
   return j;
 }
+
+template <class T, class Loop>
+void rows_loop(const T* in, const std::uint8_t* mask, const std::int64_t* splits, std::size_t nrows,
+               T* out, std::int64_t* out_splits, Loop loop) {
+  std::int64_t j = 0;
+  out_splits[0] = 0;
+  for (std::size_t r = 0; r < nrows; ++r) {
+    const auto b = static_cast<std::size_t>(splits[r]);
+    const auto e = static_cast<std::size_t>(splits[r + 1]);
+    j += static_cast<std::int64_t>(loop(in + b, mask + b, e - b, out + j));
+    out_splits[r + 1] = j;
+  }
+}
+
+}  // namespace
+
+template <class T>
+std::size_t hwy_compress_storeu(const T* in, const std::uint8_t* mask, std::size_t n, T* out) {
+  return storeu_loop(in, mask, n, out);
+}
+template <class T>
+std::size_t hwy_compress_store(const T* in, const std::uint8_t* mask, std::size_t n, T* out) {
+  return store_loop(in, mask, n, out);
+}
+template <class T>
+void hwy_rows_compress_storeu(const T* in, const std::uint8_t* mask, const std::int64_t* splits,
+                              std::size_t nrows, T* out, std::int64_t* out_splits) {
+  rows_loop(in, mask, splits, nrows, out, out_splits, &storeu_loop<T>);
+}
+template <class T>
+void hwy_rows_compress_store(const T* in, const std::uint8_t* mask, const std::int64_t* splits,
+                             std::size_t nrows, T* out, std::int64_t* out_splits) {
+  rows_loop(in, mask, splits, nrows, out, out_splits, &store_loop<T>);
+}
+
+#define RAGGED_HWY_INSTANTIATE(T)                                                               \
+  template std::size_t hwy_compress_storeu<T>(const T*, const std::uint8_t*, std::size_t, T*);  \
+  template std::size_t hwy_compress_store<T>(const T*, const std::uint8_t*, std::size_t, T*);   \
+  template void hwy_rows_compress_storeu<T>(const T*, const std::uint8_t*, const std::int64_t*, \
+                                            std::size_t, T*, std::int64_t*);                    \
+  template void hwy_rows_compress_store<T>(const T*, const std::uint8_t*, const std::int64_t*,  \
+                                           std::size_t, T*, std::int64_t*);
+RAGGED_HWY_INSTANTIATE(std::int8_t)
+RAGGED_HWY_INSTANTIATE(std::int32_t)
+RAGGED_HWY_INSTANTIATE(double)
+#undef RAGGED_HWY_INSTANTIATE
 
 std::size_t hwy_lanes() {
   return hn::Lanes(hn::ScalableTag<std::int32_t>());

@@ -7,20 +7,28 @@
 
 // Compiled twice: for the build machine's static target (namespace
 // bench::hwy_native) and for AVX2 (bench::hwy_avx2), the level most laptops
-// and many cloud CPUs stop at. RAGGED_HWY_NS names the copy being compiled.
+// and many cloud CPUs stop at. Each is instantiated for int8, int32 and double.
+//
+// hwy_compress_storeu: Compress + StoreU, a whole vector stored each step (needs
+// one vector of slack after the output); hwy_compress_store: CompressStore,
+// only the kept lanes. Both return the kept count. The *_rows loops run the
+// same per row, as a user of Highway masks ragged data by a ragged mask (row r
+// is [splits[r], splits[r + 1]) of the values and of the mask), writing the
+// result's splits. hwy_lanes: int32 lanes per vector of the copy's target.
 #define RAGGED_HWY_LOOPS(ns)                                                                       \
   namespace bench::ns {                                                                            \
-  std::size_t hwy_compress_storeu(const std::int32_t* in, const std::uint8_t* mask, std::size_t n, \
-                                  std::int32_t* out);                                              \
-  std::size_t hwy_compress_store(const std::int32_t* in, const std::uint8_t* mask, std::size_t n,  \
-                                 std::int32_t* out);                                               \
+  template <class T>                                                                               \
+  std::size_t hwy_compress_storeu(const T* in, const std::uint8_t* mask, std::size_t n, T* out);   \
+  template <class T>                                                                               \
+  std::size_t hwy_compress_store(const T* in, const std::uint8_t* mask, std::size_t n, T* out);    \
+  template <class T>                                                                               \
+  void hwy_rows_compress_storeu(const T* in, const std::uint8_t* mask, const std::int64_t* splits, \
+                                std::size_t nrows, T* out, std::int64_t* out_splits);              \
+  template <class T>                                                                               \
+  void hwy_rows_compress_store(const T* in, const std::uint8_t* mask, const std::int64_t* splits,  \
+                               std::size_t nrows, T* out, std::int64_t* out_splits);               \
   std::size_t hwy_lanes();                                                                         \
   }
 RAGGED_HWY_LOOPS(hwy_native)
 RAGGED_HWY_LOOPS(hwy_avx2)
 #undef RAGGED_HWY_LOOPS
-
-// hwy_compress_storeu: Compress + StoreU, a whole vector stored each step (needs
-// one vector of slack after the output); hwy_compress_store: CompressStore,
-// only the kept lanes. Both return the kept count. hwy_lanes: int32 lanes per
-// vector of the copy's target.

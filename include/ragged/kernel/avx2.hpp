@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The AVX2 kernel: permutation tables for 4- and 8-byte elements, block skip
-// and copy for all widths. Target attributes, chosen at run time. Internal.
+// The AVX2 kernel: permutation tables for 1-, 4- and 8-byte elements, block
+// skip and copy for all widths. Target attributes, chosen at run time. Internal.
 #pragma once
 
 #include <array>
@@ -39,6 +39,18 @@ inline constexpr auto permute4x64 = [] {
         t[m][k++] = static_cast<std::uint8_t>(2 * e);
         t[m][k++] = static_cast<std::uint8_t>(2 * e + 1);
       }
+  }
+  return t;
+}();
+
+// For each 8-bit mask: the bytes of an 8-byte group to gather, kept bytes first
+// (pshufb indices; the unused tail repeats lane 0, whatever it holds).
+inline constexpr auto shuffle8x8 = [] {
+  std::array<std::array<std::uint8_t, 8>, 256> t{};
+  for (unsigned m = 0; m < 256; ++m) {
+    unsigned k = 0;
+    for (unsigned lane = 0; lane < 8; ++lane)
+      if (m >> lane & 1) t[m][k++] = static_cast<std::uint8_t>(lane);
   }
   return t;
 }();
@@ -99,13 +111,49 @@ template <std::size_t W>
   return dst;
 }
 
+// The kept bytes of 64 one-byte elements, 8 at a time: pshufb gathers a group's
+// kept bytes to its front and one 8-byte store writes the group. The store
+// may write up to 7 bytes past the group's kept bytes, which is allowed only
+// inside the output: `room` is how many bytes from `dst` on are known to be
+// kept (this block's and the next block's). Groups whose store would reach
+// past it are written byte by byte, so nothing past the last kept element is
+// ever written.
+[[gnu::target("avx2,popcnt"), gnu::always_inline]] inline std::byte* compress_bytes_avx2(
+    const std::byte* src, std::uint64_t bits, std::byte* dst, std::int64_t room) noexcept {
+  std::int64_t at = 0;  // bytes written in this block
+  for (int c = 0; c < 8; ++c) {
+    auto k = static_cast<unsigned>((bits >> (8 * c)) & 0xff);
+    if (k == 0) continue;
+    const auto kept = _mm_popcnt_u32(k);
+    const std::byte* group = src + std::ptrdiff_t{8} * c;
+    if (at + 8 <= room) {
+      const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(group));
+      const __m128i idx = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(shuffle8x8[k].data()));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + at), _mm_shuffle_epi8(v, idx));
+    } else {
+      for (std::byte* d = dst + at; k; k &= k - 1) *d++ = group[__builtin_ctz(k)];
+    }
+    at += kept;
+  }
+  return dst + at;
+}
+
 template <std::size_t W, class M>
 [[gnu::target("avx2,popcnt")]] std::int64_t compact_avx2(const std::byte* in, M mask,
                                                          std::int64_t n, std::byte* out) noexcept {
   std::byte* dst = out;
   std::int64_t i = 0;
+  // One block of lookahead for one-byte elements: the next block's kept count
+  // bounds how far this block's whole-group stores may reach.
+  std::uint64_t next = W == 1 && n >= 64 ? mask_bits_avx2(mask) : 0;
   for (; i + 64 <= n; i += 64) {
-    const std::uint64_t bits = mask_bits_avx2(mask + i);
+    std::uint64_t bits = 0;
+    if constexpr (W == 1) {
+      bits = next;
+      next = i + 128 <= n ? mask_bits_avx2(mask + i + 64) : 0;
+    } else {
+      bits = mask_bits_avx2(mask + i);
+    }
     const std::byte* src = in + i * static_cast<std::int64_t>(W);
     if (bits == 0) continue;
     if (bits == ~0ull) {
@@ -117,6 +165,8 @@ template <std::size_t W, class M>
     }
     if constexpr (W == 4 || W == 8) {
       dst = compress_block_avx2<W>(src, bits, dst);
+    } else if constexpr (W == 1) {
+      dst = compress_bytes_avx2(src, bits, dst, _mm_popcnt_u64(bits) + _mm_popcnt_u64(next));
     } else {
       dst += compact_scalar<W>(src, mask + i, 64, dst) * static_cast<std::int64_t>(W);
     }
