@@ -111,3 +111,39 @@ TEST_CASE("boolean_mask on 10^8 int32 values allocates only its output") {
               static_cast<long long>(ragged_growth >> 20));
   CHECK(ragged_growth <= output_bytes + splits_bytes + slack);
 }
+
+TEST_CASE("a fresh result reuses the large block the last one freed, and only that") {
+  ragged::release_cached_memory();
+  const std::int64_t n = std::int64_t{1} << 21;  // 8 MiB of int32: a huge-page buffer
+  const void* first = nullptr;
+  {
+    const auto t = ragged::Tensor<std::int32_t>::for_overwrite(ragged::Shape{n});
+    first = t.data();
+  }
+  {
+    // The same size, and a size between half and all of it: the same block.
+    const auto again = ragged::Tensor<std::int32_t>::for_overwrite(ragged::Shape{n});
+    CHECK(static_cast<const void*>(again.data()) == first);
+  }
+  {
+    const auto smaller = ragged::Tensor<std::int32_t>::for_overwrite(ragged::Shape{n / 2 + 1024});
+    CHECK(static_cast<const void*>(smaller.data()) == first);
+  }
+  {
+    // Larger than the block: new memory, and the block stays for later.
+    const auto larger = ragged::Tensor<std::int32_t>::for_overwrite(ragged::Shape{2 * n});
+    CHECK(static_cast<const void*>(larger.data()) != first);
+  }
+  // Small buffers never take or give the block.
+  const auto small = ragged::Tensor<std::int32_t>::for_overwrite(ragged::Shape{16});
+  CHECK(static_cast<const void*>(small.data()) != first);
+  ragged::release_cached_memory();
+  CHECK(ragged::detail::cached_block.load() == nullptr);
+  // The kept block is written only while no tensor holds it: a result's values
+  // are intact after another result is freed.
+  const auto kept = ragged::Tensor<std::int32_t>(
+      ragged::Shape{n}, std::vector<std::int32_t>(static_cast<std::size_t>(n), 7));
+  { const auto other = ragged::Tensor<std::int32_t>::filled(ragged::Shape{n}, 1); }
+  CHECK(kept.data()[0] == 7);
+  ragged::release_cached_memory();
+}

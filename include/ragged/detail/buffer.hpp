@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -42,17 +43,51 @@ inline constexpr std::size_t cache_line_bytes = 64;
   return (bytes + align - 1) / align * align;
 }
 
+// One freed large block, kept for the next large allocation: a result returned
+// anew on every call (the fresh-result path) then reuses memory that is
+// already mapped and on huge pages instead of faulting in new pages, which
+// on virtual machines costs several times the compaction itself. Blocks from
+// 2 MiB to `max_cached_bytes` are kept, one per process; the block's first
+// word holds its size while it waits. release_cached_memory() frees it.
+inline constexpr std::size_t max_cached_bytes = std::size_t{1} << 30;
+inline std::atomic<void*> cached_block{nullptr};
+
+inline void free_block(void* p) noexcept {
+  ::operator delete (p, std::align_val_t{huge_page_bytes});
+}
+
 [[nodiscard]] inline void* allocate_bytes(std::size_t bytes) {
   const auto align = allocation_alignment(bytes);
-  void* p = ::operator new (allocation_bytes(bytes), std::align_val_t{align});
+  const auto size = allocation_bytes(bytes);
+  if (align == huge_page_bytes && size <= max_cached_bytes) {
+    if (void* c = cached_block.exchange(nullptr, std::memory_order_acquire)) {
+      std::size_t have = 0;
+      std::memcpy(&have, c, sizeof have);
+      // Reused when it fits without wasting more than half of it.
+      if (have >= size && have / 2 <= size) return c;
+      void* none = nullptr;
+      if (!cached_block.compare_exchange_strong(none, c, std::memory_order_release)) free_block(c);
+    }
+  }
+  void* p = ::operator new (size, std::align_val_t{align});
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (align == huge_page_bytes) (void)::madvise(p, allocation_bytes(bytes), MADV_HUGEPAGE);
+  if (align == huge_page_bytes) (void)::madvise(p, size, MADV_HUGEPAGE);
 #endif
   return p;
 }
 
+// `bytes` may be less than the block holds (a cached block reused for a
+// smaller buffer): it is then cached as that size, which is safe.
 inline void deallocate_bytes(void* p, std::size_t bytes) noexcept {
-  if (p) ::operator delete (p, std::align_val_t{allocation_alignment(bytes)});
+  if (!p) return;
+  const auto align = allocation_alignment(bytes);
+  const auto size = allocation_bytes(bytes);
+  if (align == huge_page_bytes && size <= max_cached_bytes) {
+    std::memcpy(p, &size, sizeof size);
+    if (void* old = cached_block.exchange(p, std::memory_order_acq_rel)) free_block(old);
+    return;
+  }
+  ::operator delete (p, std::align_val_t{align});
 }
 
 /// Contiguous storage for tensors: 64-byte aligned (2 MiB and huge pages when
@@ -248,5 +283,13 @@ template <class T>
 }
 
 }  // namespace detail
+
+/// Frees the one large block the library keeps after a result is destroyed
+/// (for the next result, so that it needs no new pages; at most 1 GiB).
+/// Results in use are not affected.
+inline void release_cached_memory() noexcept {
+  if (void* c = detail::cached_block.exchange(nullptr, std::memory_order_acquire))
+    detail::free_block(c);
+}
 }  // namespace v0_1
 }  // namespace ragged
