@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -169,7 +170,7 @@ void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t r
   if constexpr (bytewise<T>) {
     const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
     if (stream)
-      stream_copy(out, in + begin * row, bytes);
+      stream_copy(out, in + begin * row, bytes, active_isa() == Isa::avx512);
     else if (n)
       std::memcpy(static_cast<void*>(out), in + begin * row, bytes);
   } else {
@@ -215,6 +216,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
                              bool stream, After&& after) {
   constexpr std::int64_t stage_bytes = 8192;
   const auto fn = compaction_for<T, M>(inner, true);
+  const bool wide = active_isa() == Isa::avx512;  // one 64-byte non-temporal store per line
   const auto w = static_cast<std::size_t>(inner) * sizeof(T);
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
   const std::int64_t chunk = std::max<std::int64_t>(64, stage_bytes / row_bytes / 64 * 64);
@@ -226,7 +228,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
     const auto kept_before = kept;
     if (fn && stream) {
       const auto k = fn(reinterpret_cast<const std::byte*>(in + lo * inner), mask + lo, len, stage);
-      stream_copy(dst, stage, static_cast<std::size_t>(k) * w);
+      stream_copy(dst, stage, static_cast<std::size_t>(k) * w, wide);
       kept += k;
     } else {
       kept += compact_part(fn, in + lo * inner, mask + lo, len, dst, inner, stream);
@@ -242,6 +244,44 @@ template <class M>
 void mask_words(M mask, std::int64_t n, std::uint64_t* words, std::int64_t* prefix,
                 std::int64_t base) noexcept {
   implementation<M>().mask_words(mask, n, words, prefix, base);
+}
+
+// The result's splits at the mask rows' bounds in (lo, end], from the chunk's
+// mask words and their running counts (mask_words): branch-free per bound.
+// Returns the first bound past the chunk.
+template <class Index, class OutIndex>
+[[gnu::always_inline]] inline std::int64_t splits_in_chunk(
+    const std::uint64_t* words, const std::int64_t* prefix, std::int64_t lo, std::int64_t end,
+    Rows<Index> rows, std::int64_t r, std::int64_t nbounds, OutIndex* out) noexcept {
+  for (; r < nbounds && rows.bound(r) <= end; ++r) {
+    const auto at = rows.bound(r) - lo;
+    const auto below = (std::uint64_t{1} << (at % 64)) - 1;
+    out[r] = static_cast<OutIndex>(prefix[at / 64] + std::popcount(words[at / 64] & below));
+  }
+  return r;
+}
+
+// The same with the popcnt instruction where the vector levels run (on a
+// baseline x86-64 build std::popcount is a libgcc call or a bit trick).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+template <class Index, class OutIndex>
+[[gnu::target("popcnt")]] std::int64_t splits_in_chunk_popcnt(
+    const std::uint64_t* words, const std::int64_t* prefix, std::int64_t lo, std::int64_t end,
+    Rows<Index> rows, std::int64_t r, std::int64_t nbounds, OutIndex* out) noexcept {
+  return splits_in_chunk(words, prefix, lo, end, rows, r, nbounds, out);
+}
+#endif
+
+template <class Index, class OutIndex>
+std::int64_t splits_in_chunk_at(bool popcnt, const std::uint64_t* words, const std::int64_t* prefix,
+                                std::int64_t lo, std::int64_t end, Rows<Index> rows, std::int64_t r,
+                                std::int64_t nbounds, OutIndex* out) noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (popcnt) return splits_in_chunk_popcnt(words, prefix, lo, end, rows, r, nbounds, out);
+#else
+  (void)popcnt;
+#endif
+  return splits_in_chunk(words, prefix, lo, end, rows, r, nbounds, out);
 }
 
 template <class T>
@@ -301,6 +341,7 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
            Rows<Index> mask_rows, OutIndex* out_splits) noexcept(detail::bytewise<T>) {
   const auto mask = detail::mask_pointer(mask_in);
   const auto nbounds = mask_rows.nrows + 1;
+  const bool popcnt = active_isa() != Isa::scalar;  // every vector level has it
   std::int64_t r = 0;
   if (n <= 0) {
     // Nothing to move: return before any size arithmetic (an empty tensor's
@@ -317,14 +358,8 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
     const auto nwords = (end - lo + 63) / 64;
     detail::mask_words(mask + lo, end - lo, words, prefix, kept_before_chunk);
     words[nwords] = 0;
-    auto next = r;  // a local: the loop keeps it in a register
-    for (; next < nbounds && mask_rows.bound(next) <= end; ++next) {
-      const auto at = mask_rows.bound(next) - lo;
-      const auto below = (std::uint64_t{1} << (at % 64)) - 1;
-      out_splits[next] =
-          static_cast<OutIndex>(prefix[at / 64] + detail::popcount64(words[at / 64] & below));
-    }
-    r = next;
+    r = detail::splits_in_chunk_at(popcnt, words, prefix, lo, end, mask_rows, r, nbounds,
+                                   out_splits);
   };
   const auto kept = detail::compact_chunked(in, mask, n, out, inner,
                                             detail::worth_streaming<T>(n, inner), report);
