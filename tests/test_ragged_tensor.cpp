@@ -1,6 +1,6 @@
+#include <ragged/conversion.hpp>
 #include <ragged/format.hpp>
 #include <ragged/literal.hpp>
-#include <ragged/conversion.hpp>
 #include <ragged/ragged_tensor.hpp>
 
 #include <cstdint>

@@ -18,7 +18,9 @@ inline namespace v0_1 {
 namespace kernel {
 namespace detail {
 
-// For each 8-bit mask: the 32-bit lanes to gather, kept lanes first.
+// For each 8-bit mask: the lanes to gather, kept lanes first: 32-bit lanes
+// for vpermd, and bytes of an 8-byte group for pshufb (the unused tail
+// repeats lane 0, whatever it holds).
 inline constexpr auto permute8x32 = [] {
   std::array<std::array<std::uint8_t, 8>, 256> t{};
   for (unsigned m = 0; m < 256; ++m) {
@@ -39,18 +41,6 @@ inline constexpr auto permute4x64 = [] {
         t[m][k++] = static_cast<std::uint8_t>(2 * e);
         t[m][k++] = static_cast<std::uint8_t>(2 * e + 1);
       }
-  }
-  return t;
-}();
-
-// For each 8-bit mask: the bytes of an 8-byte group to gather, kept bytes first
-// (pshufb indices; the unused tail repeats lane 0, whatever it holds).
-inline constexpr auto shuffle8x8 = [] {
-  std::array<std::array<std::uint8_t, 8>, 256> t{};
-  for (unsigned m = 0; m < 256; ++m) {
-    unsigned k = 0;
-    for (unsigned lane = 0; lane < 8; ++lane)
-      if (m >> lane & 1) t[m][k++] = static_cast<std::uint8_t>(lane);
   }
   return t;
 }();
@@ -128,7 +118,7 @@ template <std::size_t W>
     const std::byte* group = src + std::ptrdiff_t{8} * c;
     if (at + 8 <= room) {
       const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(group));
-      const __m128i idx = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(shuffle8x8[k].data()));
+      const __m128i idx = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(permute8x32[k].data()));
       _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + at), _mm_shuffle_epi8(v, idx));
     } else {
       for (std::byte* d = dst + at; k; k &= k - 1) *d++ = group[__builtin_ctz(k)];
