@@ -657,7 +657,7 @@ class RaggedTensor {
                                bool starts) {
     // The first entry that is out of range or below the one before, then which it is.
     const auto bad = [&](std::size_t i) {
-      return (b[i] < 0) | (b[i] > nvals) | (i > 0 && b[i] < b[i - 1]);
+      return b[i] < 0 || b[i] > nvals || (i > 0 && b[i] < b[i - 1]);
     };
     if (const auto i = detail::first_where(0, b.size(), bad); i < b.size()) {
       if (b[i] < 0) detail::throw_shape_error(name, "[", i, "] = ", b[i], " is negative");
