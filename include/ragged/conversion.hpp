@@ -32,8 +32,8 @@ inline namespace v0_1 {
 /// the tensor itself. The kept entries move with one kernel compaction.
 template <RowIndex Index = std::int64_t, class T>
 [[nodiscard]] RaggedTensor<T, Index> from_tensor(
-    TensorView<const T> tensor, std::optional<std::vector<Index>> lengths = std::nullopt,
-    std::optional<T> padding = std::nullopt, std::int64_t ragged_rank = 1) {
+    TensorView<const T> tensor, const std::optional<std::vector<Index>>& lengths = std::nullopt,
+    const std::optional<T>& padding = std::nullopt, std::int64_t ragged_rank = 1) {
   if (ragged_rank < 0 || ragged_rank >= tensor.rank())
     detail::throw_shape_error("ragged_rank = ", ragged_rank, " must be in [0, ", tensor.rank(),
                               ") for a tensor of shape ", to_string(tensor.shape()));
@@ -95,10 +95,9 @@ template <RowIndex Index = std::int64_t, class T>
 /// from_tensor of an owning tensor (tf.RaggedTensor.from_tensor).
 template <RowIndex Index = std::int64_t, class T>
 [[nodiscard]] RaggedTensor<T, Index> from_tensor(
-    const Tensor<T>& tensor, std::optional<std::vector<Index>> lengths = std::nullopt,
-    std::optional<T> padding = std::nullopt, std::int64_t ragged_rank = 1) {
-  return from_tensor<Index>(TensorView<const T>(tensor), std::move(lengths), std::move(padding),
-                            ragged_rank);
+    const Tensor<T>& tensor, const std::optional<std::vector<Index>>& lengths = std::nullopt,
+    const std::optional<T>& padding = std::nullopt, std::int64_t ragged_rank = 1) {
+  return from_tensor<Index>(TensorView<const T>(tensor), lengths, padding, ragged_rank);
 }
 
 namespace detail {
@@ -149,7 +148,7 @@ void fill_dense(const RaggedTensor<T, Index>& rt, std::size_t level, std::int64_
 /// `default_value`; with `shape`, rows are padded or truncated to it.
 template <class T, class Index>
 [[nodiscard]] Tensor<T> to_tensor(const RaggedTensor<T, Index>& rt, const T& default_value = T{},
-                                  std::optional<Shape> shape = std::nullopt) {
+                                  const std::optional<Shape>& shape = std::nullopt) {
   Shape out_shape = shape ? *shape : rt.bounding_shape();
   if (out_shape.rank() != rt.rank())
     detail::throw_shape_error("to_tensor: shape ", to_string(out_shape), " has rank ",
@@ -164,14 +163,15 @@ namespace detail {
 // The members' definitions, found through the tag (ragged_tensor.hpp).
 template <class T, class Index>
 RaggedTensor<T, Index> convert_from_tensor(conversion, const Tensor<T>& tensor,
-                                           std::optional<std::vector<Index>> lengths,
-                                           std::optional<T> padding, std::int64_t ragged_rank) {
-  return ragged::from_tensor<Index>(tensor, std::move(lengths), std::move(padding), ragged_rank);
+                                           const std::optional<std::vector<Index>>& lengths,
+                                           const std::optional<T>& padding,
+                                           std::int64_t ragged_rank) {
+  return ragged::from_tensor<Index>(tensor, lengths, padding, ragged_rank);
 }
 template <class T, class Index>
 Tensor<T> convert_to_tensor(conversion, const RaggedTensor<T, Index>& rt, const T& default_value,
-                            std::optional<Shape> shape) {
-  return ragged::to_tensor(rt, default_value, std::move(shape));
+                            const std::optional<Shape>& shape) {
+  return ragged::to_tensor(rt, default_value, shape);
 }
 }  // namespace detail
 

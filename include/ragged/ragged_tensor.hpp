@@ -364,14 +364,13 @@ class RaggedTensor {
   /// Defined in <ragged/conversion.hpp> (ragged::from_tensor), which runs the kernel.
   template <class Defined = detail::conversion>
   static RaggedTensor from_tensor(const Tensor<T>& tensor,
-                                  std::optional<std::vector<Index>> lengths = std::nullopt,
-                                  std::optional<T> padding = std::nullopt,
+                                  const std::optional<std::vector<Index>>& lengths = std::nullopt,
+                                  const std::optional<T>& padding = std::nullopt,
                                   std::int64_t ragged_rank = 1) {
     static_assert(
         requires { convert_from_tensor(Defined{}, tensor, lengths, padding, ragged_rank); },
         "RaggedTensor::from_tensor is defined in <ragged/conversion.hpp>: include it");
-    return convert_from_tensor(Defined{}, tensor, std::move(lengths), std::move(padding),
-                               ragged_rank);
+    return convert_from_tensor(Defined{}, tensor, lengths, padding, ragged_rank);
   }
 
   // ---- Accessors, as tf.RaggedTensor's -------------------------------------------------------
@@ -559,11 +558,11 @@ class RaggedTensor {
   /// Defined in <ragged/conversion.hpp> (ragged::to_tensor).
   template <class Defined = detail::conversion>
   [[nodiscard]] Tensor<T> to_tensor(const T& default_value = T{},
-                                    std::optional<Shape> shape = std::nullopt) const {
+                                    const std::optional<Shape>& shape = std::nullopt) const {
     static_assert(
         requires { convert_to_tensor(Defined{}, *this, default_value, shape); },
         "RaggedTensor::to_tensor is defined in <ragged/conversion.hpp>: include it");
-    return convert_to_tensor(Defined{}, *this, default_value, std::move(shape));
+    return convert_to_tensor(Defined{}, *this, default_value, shape);
   }
 
   /// The same tensor with another row-splits type (tf: with_row_splits_dtype);
