@@ -1,6 +1,7 @@
 #include <ragged/kernel/compact.hpp>
 #include <ragged/kernel/parallel.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -357,6 +358,54 @@ TEST_CASE("the parallel kernel equals the serial one on sizes that do split") {
     }
   }
   CHECK(failures == 0);
+}
+
+TEST_CASE("row selection beyond the caches keeps the same rows, in order, and nothing past them") {
+  // Inputs past the streaming threshold take the queued, prefetching path:
+  // masks with fewer runs than its queue is deep, and with many.
+  RestoreIsa restore;
+  std::mt19937_64 rng(91);
+  using ragged::kernel::Rows;
+  for (const auto& [isa, name] : all_isas) {
+    if (!ragged::kernel::force_isa(isa)) continue;
+    for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
+      std::vector<std::int64_t> splits{0};
+      while (splits.back() < (std::int64_t{5} << 20) / inner)
+        splits.push_back(splits.back() + static_cast<std::int64_t>(rng() % 200));
+      const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
+      std::vector<std::int32_t> in(static_cast<std::size_t>(splits.back() * inner));
+      for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
+      for (int density : {0, 50, 100, -1, -2, -3}) {
+        std::vector<char> m;
+        if (density == -3) {  // a handful of runs, fewer than the queue holds
+          m.assign(static_cast<std::size_t>(nrows), 0);
+          for (std::int64_t r = 3; r < nrows; r += nrows / 5) m[static_cast<std::size_t>(r)] = 1;
+        } else {
+          m = random_mask(rng, nrows, density);
+        }
+        auto mask = std::make_unique<bool[]>(m.size() + 1);
+        for (std::size_t r = 0; r < m.size(); ++r) mask[r] = m[r] != 0;
+        std::vector<std::int32_t> want;
+        for (std::int64_t r = 0; r < nrows; ++r)
+          if (m[static_cast<std::size_t>(r)])
+            want.insert(want.end(), in.begin() + splits[static_cast<std::size_t>(r)] * inner,
+                        in.begin() + splits[static_cast<std::size_t>(r) + 1] * inner);
+        std::vector<std::int32_t> out(want.size() + 64, -1);
+        INFO("isa " << name << ", inner " << inner << ", density " << density);
+        const auto* end = ragged::kernel::compact(
+            in.data(), mask.get(), Rows<std::int64_t>::of_splits(splits), out.data(), inner);
+        REQUIRE(end == out.data() + want.size());
+        CHECK(std::equal(want.begin(), want.end(), out.begin()));
+        CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                          [](std::int32_t v) { return v == -1; }));
+        const auto packed = pack_bits(m, 5);
+        std::vector<std::int32_t> from_bits(out.size(), -1);
+        CHECK(ragged::kernel::compact(in.data(), packed.bits, Rows<std::int64_t>::of_splits(splits),
+                                      from_bits.data(), inner) == from_bits.data() + want.size());
+        CHECK(from_bits == out);
+      }
+    }
+  }
 }
 
 TEST_CASE("compact of nothing does no size arithmetic") {

@@ -248,12 +248,39 @@ std::int64_t rows_at(const View<T, I>& v, std::size_t dim) {
   return dim < v.levels.size() ? v.levels[dim].nrows() : v.flat_shape[0];
 }
 
+// The `count` row limits after `first` (first[1..count]), less `dropped`, into
+// out[0, count): a kept run's limits in the result's splits.
+template <class Index>
+void rebase_limits(const Index* first, std::int64_t count, Index dropped, Index* out) noexcept {
+  for (std::int64_t i = 0; i < count; ++i) out[i] = static_cast<Index>(first[i + 1] - dropped);
+}
+
+// The splits of the rows of `splits` that `mask` keeps, into sp[1..kept]: the
+// running total of the kept rows' lengths. Branch-free per row: at density 0.5
+// runs of kept rows are too short for a branch per run to be predicted.
+template <class M, class Index>
+void kept_limits(M mask, std::int64_t nrows, const Index* splits, Index* sp) noexcept {
+  Index total = 0;
+  std::int64_t k = 0;
+  for (std::int64_t base = 0; base < nrows; base += 64) {
+    const auto len = std::min<std::int64_t>(64, nrows - base);
+    const auto bits = kernel::detail::load_bits(mask + base, len);
+    for (std::int64_t i = 0; i < len; ++i) {
+      const auto keep = static_cast<std::int64_t>((bits >> i) & 1);
+      const auto r = base + i;
+      // An and with all ones or zero, not a conditional: compilers turn the latter into a branch.
+      total = static_cast<Index>(total + ((splits[r + 1] - splits[r]) & static_cast<Index>(-keep)));
+      k += keep;
+      sp[k] = total;  // rewritten until the next kept row: the last value written stands
+    }
+  }
+}
+
 // Row selection: keeps whole rows of dim `first` (where mask[r]) with everything
-// nested under them. At each level below, the kernel gathers the kept rows'
-// limits (splits[r + 1]) into the new splits, and one pass over the runs of
-// kept rows rebases them (each run's limits are contiguous, less what was
-// dropped before it). The flat values are the kept rows' contiguous ranges,
-// moved by the kernel as runs. Temporaries are per row of dim `first` only.
+// nested under them. At each level below, one pass over the runs of kept rows
+// writes the new splits: a run's limits are contiguous in the old splits, less
+// what was dropped before it. The flat values are the kept rows' contiguous
+// ranges, moved by the kernel as runs. Temporaries are per row of dim `first` only.
 template <class T, class Index, class M, class Out>
 void select_rows(const View<T, Index>& data, std::size_t first, M mask, Out& out) {
   const auto nrows = data.levels[first].nrows();
@@ -272,23 +299,21 @@ void select_rows(const View<T, Index>& data, std::size_t first, M mask, Out& out
         keeps += std::int64_t{bounds[to_size(e)]} - bounds[to_size(b)];
       });
     auto* sp = out.splits_room(l, keeps);
-    // Each kept row's limit, one split each (`keeps` of them).
-    if (l == first)
-      kernel::compact(splits + 1, mask, nrows, sp + 1);
-    else
-      kernel::compact(splits + 1, mask, kernel::Rows<Index>::of_splits(bounds), sp + 1);
-    const auto kept = keeps;
+    // Each kept row's limit, rebased by what was dropped before its run: one
+    // pass over the runs of kept rows, reading the splits once.
     sp[0] = 0;
-    std::int64_t k = 0;
-    kernel::detail::for_each_run(mask, nrows, [&](std::int64_t b, std::int64_t e) {
-      const std::int64_t lo = l == first ? b : bounds[to_size(b)];
-      const std::int64_t hi = l == first ? e : bounds[to_size(e)];
-      const auto dropped = static_cast<Index>(splits[lo] - sp[k]);
-      for (auto i = k + 1; i <= k + hi - lo; ++i) sp[i] = static_cast<Index>(sp[i] - dropped);
-      k += hi - lo;
-    });
-    out.splits_used(l, kept + 1);
-    last = sp[kept];
+    if (l == first) {
+      kept_limits(mask, nrows, splits, sp);
+    } else {
+      std::int64_t k = 0;
+      kernel::detail::for_each_run(mask, nrows, [&](std::int64_t b, std::int64_t e) {
+        const std::int64_t lo = bounds[to_size(b)], hi = bounds[to_size(e)];
+        rebase_limits(splits + lo, hi - lo, static_cast<Index>(splits[lo] - sp[k]), sp + k + 1);
+        k += hi - lo;
+      });
+    }
+    out.splits_used(l, keeps + 1);
+    last = sp[keeps];
     if (l == first) {
       bounds = std::span<const Index>(splits, to_size(nrows + 1));
     } else {

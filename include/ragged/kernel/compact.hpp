@@ -380,10 +380,34 @@ T* compact(const T* in, M mask_in, Rows<Index> rows, T* out,
   if (rows.nrows <= 0) return out;
   T* o = out;
   const bool stream = detail::worth_streaming<T>(rows.bound(rows.nrows) - rows.bound(0), inner);
+  if (!stream) {
+    detail::for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
+      detail::copy_rows(in, rows.bound(b), rows.bound(e), inner, o, false);
+    });
+    return o;
+  }
+  // Beyond the caches, each run's first load misses, and the hardware's
+  // prefetchers do not see the gaps between runs coming: runs are queued
+  // `depth` deep, the first lines of each requested when it is found, and
+  // copied once `depth` later runs have been found.
+  constexpr std::int64_t depth = 16;
+  std::int64_t queue[depth][2];
+  std::int64_t found = 0;
+  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
   detail::for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
-    detail::copy_rows(in, rows.bound(b), rows.bound(e), inner, o, stream);
+    const auto lo = rows.bound(b), hi = rows.bound(e);
+    const auto* first = reinterpret_cast<const char*>(in + lo * inner);
+    const auto bytes = std::min<std::int64_t>((hi - lo) * row_bytes, 256);
+    for (std::int64_t at = 0; at < bytes; at += 64) detail::prefetch(first + at);
+    auto& slot = queue[found % depth];
+    if (found >= depth) detail::copy_rows(in, slot[0], slot[1], inner, o, true);
+    slot[0] = lo;
+    slot[1] = hi;
+    ++found;
   });
-  if (stream) detail::stream_fence();
+  for (auto q = std::max<std::int64_t>(0, found - depth); q < found; ++q)
+    detail::copy_rows(in, queue[q % depth][0], queue[q % depth][1], inner, o, true);
+  detail::stream_fence();
   return o;
 }
 

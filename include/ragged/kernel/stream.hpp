@@ -73,6 +73,15 @@ inline void stream_copy(void* dst, const void* src, std::size_t bytes, bool wide
 #endif
 }
 
+// Requests the line at `p` into the caches (a hint: never faults).
+inline void prefetch(const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p, 0, 3);
+#else
+  (void)p;
+#endif
+}
+
 /// Orders the non-temporal stores before anything that follows.
 inline void stream_fence() noexcept {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
