@@ -73,17 +73,30 @@ void kernel_compact_isa(benchmark::State& state) {
 }
 
 #if defined(__x86_64__)
-// AVX-512 compress-store straight to memory (Direct) against compress + masked store.
-template <class T, bool Direct>
+// The AVX-512 stores against each other (cpu.hpp, Avx512Store), without staging.
+template <class T, ragged::kernel::Avx512Store S>
 void kernel_avx512_store(benchmark::State& state) {
   if (!ragged::kernel::supports(Isa::avx512)) {
     state.SkipWithError("no AVX-512 VBMI2");
     return;
   }
   run_loop<T>(state, [](const T* v, const bool* m, std::int64_t n, T* o) {
-    return ragged::kernel::detail::compact_avx512<sizeof(T), Direct, false>(
+    return ragged::kernel::detail::compact_avx512<sizeof(T), S, false>(
         reinterpret_cast<const std::byte*>(v), m, n, reinterpret_cast<std::byte*>(o));
   });
+}
+
+// The whole kernel (staged or not, as each store runs) with the AVX-512 store forced.
+template <class T, ragged::kernel::Avx512Store S>
+void kernel_compact_store(benchmark::State& state) {
+  if (!ragged::kernel::supports(Isa::avx512)) {
+    state.SkipWithError("no AVX-512 VBMI2");
+    return;
+  }
+  const auto saved = ragged::kernel::active_avx512_store();
+  ragged::kernel::force_avx512_store(S);
+  kernel_compact<T>(state);
+  ragged::kernel::force_avx512_store(saved);
 }
 #endif
 
@@ -209,16 +222,29 @@ BENCHMARK(kernel_compact<std::int32_t>)->Args({small, 500})->UseRealTime();
 BENCHMARK(kernel_compact_isa<std::int32_t, Isa::avx2>)->Args({big, 500})->UseRealTime();
 BENCHMARK(kernel_compact_isa<std::int32_t, Isa::scalar>)->Args({big, 500})->UseRealTime();
 #if defined(__x86_64__)
-BENCHMARK(kernel_avx512_store<std::int32_t, true>)
+using ragged::kernel::Avx512Store;
+BENCHMARK(kernel_avx512_store<std::int32_t, Avx512Store::compress_store>)
     ->Args({big, 500})
     ->Args({small, 500})
     ->UseRealTime();
-BENCHMARK(kernel_avx512_store<std::int32_t, false>)
+BENCHMARK(kernel_avx512_store<std::int32_t, Avx512Store::masked>)
     ->Args({big, 500})
     ->Args({small, 500})
     ->UseRealTime();
-BENCHMARK(kernel_avx512_store<double, true>)->Args({big / 2, 500})->UseRealTime();
-BENCHMARK(kernel_avx512_store<double, false>)->Args({big / 2, 500})->UseRealTime();
+BENCHMARK(kernel_avx512_store<std::int32_t, Avx512Store::whole>)
+    ->Args({big, 500})
+    ->Args({small, 500})
+    ->UseRealTime();
+BENCHMARK(kernel_avx512_store<double, Avx512Store::compress_store>)
+    ->Args({big / 2, 500})
+    ->UseRealTime();
+BENCHMARK(kernel_avx512_store<double, Avx512Store::masked>)->Args({big / 2, 500})->UseRealTime();
+BENCHMARK(kernel_avx512_store<double, Avx512Store::whole>)->Args({big / 2, 500})->UseRealTime();
+BENCHMARK(kernel_compact_store<std::int32_t, Avx512Store::compress_store>)
+    ->Args({big, 500})
+    ->UseRealTime();
+BENCHMARK(kernel_compact_store<std::int32_t, Avx512Store::masked>)->Args({big, 500})->UseRealTime();
+BENCHMARK(kernel_compact_store<std::int32_t, Avx512Store::whole>)->Args({big, 500})->UseRealTime();
 #endif
 BENCHMARK(baseline_branchy<std::int32_t>)->Args({big, 500})->UseRealTime();
 BENCHMARK(baseline_branchfree<std::int32_t>)->Args({big, 500})->Args({small, 500})->UseRealTime();

@@ -131,18 +131,35 @@ TEST_CASE("Bits walk Arrow's bit order: LSB first, across bytes, from any offset
 
 namespace {
 
-struct IsaName {
+// Every path the kernel can run, whatever this CPU would choose: each
+// instruction-set level, and AVX-512 with each of its stores.
+struct Level {
   ragged::kernel::Isa isa;
+  ragged::kernel::Avx512Store store;
   const char* name;
 };
-constexpr IsaName all_isas[] = {{ragged::kernel::Isa::scalar, "scalar"},
-                                {ragged::kernel::Isa::avx2, "avx2"},
-                                {ragged::kernel::Isa::avx512, "avx512"}};
+using ragged::kernel::Avx512Store;
+constexpr Level all_isas[] = {
+    {ragged::kernel::Isa::scalar, Avx512Store::masked, "scalar"},
+    {ragged::kernel::Isa::avx2, Avx512Store::masked, "avx2"},
+    {ragged::kernel::Isa::avx512, Avx512Store::masked, "avx512 masked stores"},
+    {ragged::kernel::Isa::avx512, Avx512Store::compress_store, "avx512 compress-store"},
+    {ragged::kernel::Isa::avx512, Avx512Store::whole, "avx512 whole-vector stores"}};
 
-// Restores the kernel's level after a test forces one.
+// Makes the kernel run `level`; false where this CPU lacks it.
+bool force(const Level& level) {
+  ragged::kernel::force_avx512_store(level.store);
+  return ragged::kernel::force_isa(level.isa);
+}
+
+// Restores the kernel's level and store after a test forces them.
 struct RestoreIsa {
   ragged::kernel::Isa saved = ragged::kernel::active_isa();
-  ~RestoreIsa() { ragged::kernel::force_isa(saved); }
+  Avx512Store saved_store = ragged::kernel::active_avx512_store();
+  ~RestoreIsa() {
+    ragged::kernel::force_isa(saved);
+    ragged::kernel::force_avx512_store(saved_store);
+  }
 };
 
 // Mask bytes for `density` percent true; -1: clustered runs; -2: raw bytes as
@@ -259,13 +276,14 @@ TEST_CASE(
     "every instruction-set level agrees with the definition: widths, lengths, offsets, densities") {
   RestoreIsa restore;
   std::mt19937_64 rng(1234);
-  for (const auto& [isa, name] : all_isas) {
-    if (!ragged::kernel::force_isa(isa)) {
+  for (const auto& level : all_isas) {
+    const auto* name = level.name;
+    if (!force(level)) {
       WARN("this CPU lacks " << name << "; not tested here");
       continue;
     }
     INFO("isa " << name);
-    CHECK(ragged::kernel::active_isa() == isa);
+    CHECK(ragged::kernel::active_isa() == level.isa);
     std::int64_t failures = 0;
     for (std::size_t w : {1u, 2u, 4u, 8u}) {
       for (std::int64_t n = 0; n <= 300 && failures < 5; ++n)
@@ -295,8 +313,9 @@ TEST_CASE(
 TEST_CASE("count agrees at every level") {
   RestoreIsa restore;
   std::mt19937_64 rng(99);
-  for (const auto& [isa, name] : all_isas) {
-    if (!ragged::kernel::force_isa(isa)) continue;
+  for (const auto& level : all_isas) {
+    const auto* name = level.name;
+    if (!force(level)) continue;
     INFO("isa " << name);
     for (std::int64_t n : {0, 1, 7, 8, 9, 63, 64, 65, 127, 1000, 4097})
       for (int density : {50, -2}) {
@@ -366,8 +385,9 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
   RestoreIsa restore;
   std::mt19937_64 rng(91);
   using ragged::kernel::Rows;
-  for (const auto& [isa, name] : all_isas) {
-    if (!ragged::kernel::force_isa(isa)) continue;
+  for (const auto& level : all_isas) {
+    const auto* name = level.name;
+    if (!force(level)) continue;
     for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
       std::vector<std::int64_t> splits{0};
       while (splits.back() < (std::int64_t{5} << 20) / inner)
@@ -436,8 +456,9 @@ TEST_CASE("RAGGED_FORCE_ISA accepts exactly scalar, avx2 and avx512") {
 TEST_CASE("compact reports the kept count at row boundaries, in the same pass") {
   RestoreIsa restore;
   std::mt19937_64 rng(77);
-  for (const auto& [isa, name] : all_isas) {
-    if (!ragged::kernel::force_isa(isa)) continue;
+  for (const auto& level : all_isas) {
+    const auto* name = level.name;
+    if (!force(level)) continue;
     INFO("isa " << name);
     // Small and large (streamed) inputs; rows of random length, some empty.
     for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{100}, std::int64_t{5000},
@@ -469,6 +490,12 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
         CHECK(kept == want);
         CHECK(failures == 0);
         CHECK(out[static_cast<std::size_t>(want)] == -1);
+        // Without the splits: the same output (large inputs take the one-pass
+        // path where the store is not staged).
+        std::vector<std::int32_t> plain(out.size(), -1);
+        CHECK(ragged::kernel::compact(in.data(), mask.get(), n, plain.data()) ==
+              plain.data() + want);
+        CHECK(plain == out);
         // The same mask bit-packed from bit offset 3: the same output and counts.
         const auto packed = pack_bits(m, 3);
         std::vector<std::int32_t> bits_out(out.size(), -1), bits_before(splits.size(), -1);

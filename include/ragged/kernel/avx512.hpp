@@ -50,71 +50,89 @@ namespace detail {
   }
 }
 
+// The AVX-512 operations on lanes of W bytes under a lane mask (the low 64 / W bits of `k`).
+template <std::size_t W>
+struct Lanes512;
+#define RAGGED_LANES512(W, BITS, MASK)                                                          \
+  template <>                                                                                   \
+  struct Lanes512<W> {                                                                          \
+    [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static __m512i \
+    load(std::uint64_t k, const void* s) noexcept {                                             \
+      return _mm512_maskz_loadu_epi##BITS(static_cast<MASK>(k), s);                             \
+    }                                                                                           \
+    [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static __m512i \
+    compress(std::uint64_t k, __m512i v) noexcept {                                             \
+      return _mm512_maskz_compress_epi##BITS(static_cast<MASK>(k), v);                          \
+    }                                                                                           \
+    [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static void    \
+    store(void* d, std::uint64_t k, __m512i v) noexcept {                                       \
+      _mm512_mask_storeu_epi##BITS(d, static_cast<MASK>(k), v);                                 \
+    }                                                                                           \
+    [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static void    \
+    compress_store(void* d, std::uint64_t k, __m512i v) noexcept {                              \
+      _mm512_mask_compressstoreu_epi##BITS(d, static_cast<MASK>(k), v);                         \
+    }                                                                                           \
+  };
+RAGGED_LANES512(1, 8, __mmask64)
+RAGGED_LANES512(2, 16, __mmask32)
+RAGGED_LANES512(4, 32, __mmask16)
+RAGGED_LANES512(8, 64, __mmask8)
+#undef RAGGED_LANES512
+
 // Keeps the elements of one block of 64 (fewer at the end) selected by `bits`,
 // W bytes each, and returns the end of what it wrote. A Full block is loaded
 // whole; the last, partial one with loads masked by `bits`, so nothing past
-// the input's end is read. Stores are masked by the kept count, so nothing past
-// the last kept element is written. No branches: an empty part stores nothing.
-// With Direct, vpcompress stores straight to memory (fast on Zen 5 and Intel since SPR);
-// without, it compresses in a register and stores with a mask.
-template <std::size_t W, bool Direct, bool Full>
+// the input's end is read. No branches on the data but one per vector with
+// Avx512Store::whole. The stores (cpu.hpp, Avx512Store):
+// - compress_store: vpcompress straight to memory;
+// - masked: compressed in a register, stored with the mask of its kept lanes;
+// - whole: the whole register where `room` (the kept elements known to follow
+//   from dst on: the rest of this block and the next one) covers its lanes,
+//   else masked. Either way nothing past the last kept element is written, and
+//   an empty part stores nothing (or, whole, lanes a later store overwrites).
+template <std::size_t W, Avx512Store S, bool Full>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
   gnu::always_inline]] inline std::byte*
-compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst) noexcept {
-  if constexpr (W == 1) {
-    const __m512i v = Full ? _mm512_loadu_si512(src) : _mm512_maskz_loadu_epi8(bits, src);
-    if constexpr (Direct)
-      _mm512_mask_compressstoreu_epi8(dst, bits, v);
-    else
-      _mm512_mask_storeu_epi8(dst, _bzhi_u64(~0ull, static_cast<unsigned>(_mm_popcnt_u64(bits))),
-                              _mm512_maskz_compress_epi8(bits, v));
-    return dst + _mm_popcnt_u64(bits);
-  } else {
-    constexpr int lanes = 64 / static_cast<int>(W);  // per 64-byte vector
-    for (int c = 0; c < 64 / lanes; ++c) {
-      const auto k =
-          static_cast<unsigned>((bits >> (c * lanes)) & ((lanes == 64 ? 0 : (1ull << lanes)) - 1));
-      const std::byte* s = src + std::ptrdiff_t{64} * c;
-      const auto kept = _mm_popcnt_u32(k);
-      const auto low = _bzhi_u32(~0u, static_cast<unsigned>(kept));
-      if constexpr (W == 2) {
-        const __m512i v = Full ? _mm512_loadu_si512(s) : _mm512_maskz_loadu_epi16(k, s);
-        if constexpr (Direct)
-          _mm512_mask_compressstoreu_epi16(dst, k, v);
-        else
-          _mm512_mask_storeu_epi16(dst, low, _mm512_maskz_compress_epi16(k, v));
-      } else if constexpr (W == 4) {
-        const auto k16 = static_cast<__mmask16>(k);
-        const __m512i v = Full ? _mm512_loadu_si512(s) : _mm512_maskz_loadu_epi32(k16, s);
-        if constexpr (Direct)
-          _mm512_mask_compressstoreu_epi32(dst, k16, v);
-        else
-          _mm512_mask_storeu_epi32(dst, static_cast<__mmask16>(low),
-                                   _mm512_maskz_compress_epi32(k16, v));
-      } else {
-        const auto k8 = static_cast<__mmask8>(k);
-        const __m512i v = Full ? _mm512_loadu_si512(s) : _mm512_maskz_loadu_epi64(k8, s);
-        if constexpr (Direct)
-          _mm512_mask_compressstoreu_epi64(dst, k8, v);
-        else
-          _mm512_mask_storeu_epi64(dst, static_cast<__mmask8>(low),
-                                   _mm512_maskz_compress_epi64(k8, v));
-      }
-      dst += static_cast<std::ptrdiff_t>(kept) * static_cast<std::ptrdiff_t>(W);
+compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst,
+                      std::int64_t& room) noexcept {
+  constexpr int lanes = 64 / static_cast<int>(W);  // per 64-byte vector
+  constexpr bool direct = S == Avx512Store::compress_store;
+  for (int c = 0; c < 64 / lanes; ++c) {
+    std::uint64_t k = bits;
+    if constexpr (lanes < 64) k = (bits >> (c * lanes)) & ((std::uint64_t{1} << lanes) - 1);
+    const std::byte* s = src + std::ptrdiff_t{64} * c;
+    const auto kept = static_cast<std::int64_t>(_mm_popcnt_u64(k));
+    // The store's lane mask: the kept lanes, or all where `room` allows (whole).
+    auto low = _bzhi_u64(~0ull, static_cast<unsigned>(kept));
+    if constexpr (S == Avx512Store::whole) {
+      if (room >= lanes) low = ~0ull;
+      room -= kept;
     }
-    return dst;
+    using Op = Lanes512<W>;
+    const __m512i v = Full ? _mm512_loadu_si512(s) : Op::load(k, s);
+    if constexpr (direct)
+      Op::compress_store(dst, k, v);
+    else if (S == Avx512Store::whole && low == ~0ull)
+      _mm512_storeu_si512(dst, Op::compress(k, v));
+    else
+      Op::store(dst, low, Op::compress(k, v));
+    dst += kept * static_cast<std::ptrdiff_t>(W);
   }
+  return dst;
 }
 
 // Per block of 64 entries: all false -> skip (the values are not even read),
 // all true -> plain copy, mixed -> compress. With Prefetch (for inputs beyond
 // the caches), the next blocks are requested ahead: a single core's memory
-// bandwidth is bound by how many requests it has in flight.
-template <std::size_t W, bool Direct, bool Prefetch, class M>
+// bandwidth is bound by how many requests it has in flight. With
+// Avx512Store::whole the next block's bits are read one block ahead, for `room`.
+template <std::size_t W, Avx512Store S, bool Prefetch, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t compact_avx512(
     const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
   constexpr std::int64_t ahead = 512;  // entries
+  constexpr bool whole = S == Avx512Store::whole;
   std::byte* dst = out;
+  std::uint64_t next = whole && n > 0 ? mask_bits_avx512(mask, n) : 0;
   for (std::int64_t i = 0; i < n; i += 64) {
     if constexpr (Prefetch) {
       for (std::size_t c = 0; c < W; ++c)
@@ -128,7 +146,15 @@ template <std::size_t W, bool Direct, bool Prefetch, class M>
         _mm_prefetch(reinterpret_cast<const char*>(mask + i + ahead), _MM_HINT_T0);
       }
     }
-    const std::uint64_t bits = mask_bits_avx512(mask + i, n - i);
+    std::uint64_t bits = 0;
+    std::int64_t room = 0;
+    if constexpr (whole) {
+      bits = next;
+      next = n - i > 64 ? mask_bits_avx512(mask + i + 64, n - i - 64) : 0;
+      room = static_cast<std::int64_t>(_mm_popcnt_u64(bits) + _mm_popcnt_u64(next));
+    } else {
+      bits = mask_bits_avx512(mask + i, n - i);
+    }
     const std::byte* src = in + i * static_cast<std::int64_t>(W);
     if (bits == 0) continue;
     if (bits == ~0ull) {
@@ -137,8 +163,8 @@ template <std::size_t W, bool Direct, bool Prefetch, class M>
       dst += 64 * W;
       continue;
     }
-    dst = n - i >= 64 ? compress_block_avx512<W, Direct, true>(src, bits, dst)
-                      : compress_block_avx512<W, Direct, false>(src, bits, dst);
+    dst = n - i >= 64 ? compress_block_avx512<W, S, true>(src, bits, dst, room)
+                      : compress_block_avx512<W, S, false>(src, bits, dst, room);
   }
   return (dst - out) / static_cast<std::int64_t>(W);
 }

@@ -27,7 +27,8 @@
 /// `out` on, and never writes past the last of them; `out` needs room for
 /// count(mask, n) * inner elements and nothing more. Large outputs are written
 /// with non-temporal stores (they bypass the caches), fenced before the kernel
-/// returns.
+/// returns, except where the CPU compacts faster straight into the output
+/// (Avx512Store::whole, on AMD Zen 4).
 ///
 /// Masks (MaskPointer): bool bytes, where an entry is true when its byte is
 /// nonzero, on every path and at every instruction set (byte masks from NumPy
@@ -88,9 +89,9 @@ struct Implementation {
   compact_fn<M> compact[4][2];  // by element width (1, 2, 4, 8 bytes), then `large` (prefetching)
 };
 
-// The tables' order: scalar, avx2, avx512 (compress in a register), and
-// avx512 storing with vpcompress (fast on AMD Zen 5 and Intel since Sapphire Rapids; see cpu.hpp).
-inline constexpr int implementation_levels = 4;
+// The tables' order: scalar, avx2, then avx512 with each Avx512Store
+// (masked, compress_store, whole; cpu.hpp says which CPU runs which).
+inline constexpr int implementation_levels = 5;
 
 template <class M, int Level>
 constexpr Implementation<M> implementation_at() noexcept {
@@ -107,15 +108,15 @@ constexpr Implementation<M> implementation_at() noexcept {
     impl.compact[2][0] = impl.compact[2][1] = &compact_avx2<4, M>;
     impl.compact[3][0] = impl.compact[3][1] = &compact_avx2<8, M>;
   } else if constexpr (Level >= 2) {
-    constexpr bool direct = Level == 3;
-    impl.compact[0][0] = &compact_avx512<1, direct, false, M>;
-    impl.compact[0][1] = &compact_avx512<1, direct, true, M>;
-    impl.compact[1][0] = &compact_avx512<2, direct, false, M>;
-    impl.compact[1][1] = &compact_avx512<2, direct, true, M>;
-    impl.compact[2][0] = &compact_avx512<4, direct, false, M>;
-    impl.compact[2][1] = &compact_avx512<4, direct, true, M>;
-    impl.compact[3][0] = &compact_avx512<8, direct, false, M>;
-    impl.compact[3][1] = &compact_avx512<8, direct, true, M>;
+    constexpr auto store = static_cast<Avx512Store>(Level - 2);
+    impl.compact[0][0] = &compact_avx512<1, store, false, M>;
+    impl.compact[0][1] = &compact_avx512<1, store, true, M>;
+    impl.compact[1][0] = &compact_avx512<2, store, false, M>;
+    impl.compact[1][1] = &compact_avx512<2, store, true, M>;
+    impl.compact[2][0] = &compact_avx512<4, store, false, M>;
+    impl.compact[2][1] = &compact_avx512<4, store, true, M>;
+    impl.compact[3][0] = &compact_avx512<8, store, false, M>;
+    impl.compact[3][1] = &compact_avx512<8, store, true, M>;
   }
   if constexpr (Level >= 1) {
     if constexpr (std::is_same_v<M, Bits>) {
@@ -129,15 +130,21 @@ constexpr Implementation<M> implementation_at() noexcept {
   return impl;
 }
 
-// The table of the active level (kernel::active_isa(), and on AVX-512 whether
-// the CPU stores compressed vectors fast).
+// The table of the active level (kernel::active_isa(), and on AVX-512 the
+// active store, kernel::active_avx512_store()).
 template <class M>
 [[nodiscard]] const Implementation<M>& implementation() noexcept {
   static constexpr Implementation<M> tables[implementation_levels] = {
       implementation_at<M, 0>(), implementation_at<M, 1>(), implementation_at<M, 2>(),
-      implementation_at<M, 3>()};
+      implementation_at<M, 3>(), implementation_at<M, 4>()};
   const auto isa = static_cast<int>(active_isa());
-  return tables[isa == 2 && cpu().fast_compress_store ? 3 : isa];
+  return tables[isa == 2 ? 2 + static_cast<int>(active_avx512_store()) : isa];
+}
+
+// Whether outputs beyond the caches are compacted into an L1 stage and
+// streamed out (cpu.hpp: everywhere but where whole-vector stores run).
+[[nodiscard]] inline bool stage_outputs() noexcept {
+  return !(active_isa() == Isa::avx512 && active_avx512_store() == Avx512Store::whole);
 }
 
 // The byte width single elements move at: the row's own size when it is 1, 2,
@@ -217,6 +224,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   constexpr std::int64_t stage_bytes = 8192;
   const auto fn = compaction_for<T, M>(inner, true);
   const bool wide = active_isa() == Isa::avx512;  // one 64-byte non-temporal store per line
+  const bool staged = stage_outputs();
   const auto w = static_cast<std::size_t>(inner) * sizeof(T);
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
   const std::int64_t chunk = std::max<std::int64_t>(64, stage_bytes / row_bytes / 64 * 64);
@@ -226,7 +234,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
     const auto len = std::min(chunk, n - lo);
     T* dst = out + kept * inner;
     const auto kept_before = kept;
-    if (fn && stream) {
+    if (fn && stream && staged) {
       const auto k = fn(reinterpret_cast<const std::byte*>(in + lo * inner), mask + lo, len, stage);
       stream_copy(dst, stage, static_cast<std::size_t>(k) * w, wide);
       kept += k;
@@ -320,14 +328,20 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
   // Nothing to keep: return before any size arithmetic (an empty tensor's
   // inner size need not be small).
   if (n <= 0) return out;
+  using Kind = std::remove_const_t<decltype(mask)>;
   std::int64_t kept = 0;
-  if (!detail::worth_streaming<T>(n, inner))
-    kept = detail::compact_part(
-        detail::compaction_for<T, std::remove_const_t<decltype(mask)>>(inner, false), in, mask, n,
-        out, inner, false);
-  else
+  if (!detail::worth_streaming<T>(n, inner)) {
+    kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, false), in, mask, n, out,
+                                inner, false);
+  } else if (!detail::stage_outputs()) {
+    // Straight to the output in one pass (runs still stream).
+    kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, true), in, mask, n, out,
+                                inner, true);
+    detail::stream_fence();
+  } else {
     kept = detail::compact_chunked(in, mask, n, out, inner, true,
                                    [](std::int64_t, std::int64_t, std::int64_t) {});
+  }
   return out + kept * inner;
 }
 
