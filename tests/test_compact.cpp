@@ -503,16 +503,25 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
                                       bits_before.data()) == bits_out.data() + kept);
         CHECK(bits_out == out);
         CHECK(bits_before == kept_before);
-        // Uniform boundaries: every 64th position.
-        const std::int64_t rows = n / 64;
-        std::vector<std::int64_t> uniform(static_cast<std::size_t>(rows) + 1, -1);
-        ragged::kernel::compact(in.data(), mask.get(), rows * 64, out.data(), 1,
-                                ragged::kernel::Rows<std::int64_t>::uniform(64, rows),
-                                uniform.data());
-        std::int64_t running = 0;
-        for (std::int64_t row = 0; row <= rows; ++row) {
-          if (uniform[static_cast<std::size_t>(row)] != running) ++failures;
-          if (row < rows) running += ragged::kernel::count(mask.get() + row * 64, 64);
+        // Uniform boundaries: short rows (many bounds per chunk), and rows as
+        // long as a chunk or longer (few bounds per chunk, some at its ends).
+        for (const std::int64_t length : {64, 1000, 2048, 3001, 4096, 20000}) {
+          const std::int64_t rows = n / length;
+          std::vector<std::int64_t> uniform(static_cast<std::size_t>(rows) + 1, -1);
+          for (const bool bit_packed : {false, true}) {
+            const auto rows_of = ragged::kernel::Rows<std::int64_t>::uniform(length, rows);
+            if (bit_packed)
+              ragged::kernel::compact(in.data(), packed.bits, rows * length, bits_out.data(), 1,
+                                      rows_of, uniform.data());
+            else
+              ragged::kernel::compact(in.data(), mask.get(), rows * length, out.data(), 1, rows_of,
+                                      uniform.data());
+            std::int64_t running = 0;
+            for (std::int64_t row = 0; row <= rows; ++row) {
+              if (uniform[static_cast<std::size_t>(row)] != running) ++failures;
+              if (row < rows) running += ragged::kernel::count(mask.get() + row * length, length);
+            }
+          }
         }
         CHECK(failures == 0);
       }

@@ -130,7 +130,8 @@ template <std::size_t W>
 
 template <std::size_t W, class M>
 [[gnu::target("avx2,popcnt")]] std::int64_t compact_avx2(const std::byte* in, M mask,
-                                                         std::int64_t n, std::byte* out) noexcept {
+                                                         std::int64_t n, std::byte* out,
+                                                         bool /*prefetch: not used*/) noexcept {
   std::byte* dst = out;
   std::int64_t i = 0;
   // One block of lookahead for one-byte elements: the next block's kept count

@@ -122,19 +122,21 @@ compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst,
 }
 
 // Per block of 64 entries: all false -> skip (the values are not even read),
-// all true -> plain copy, mixed -> compress. With Prefetch (for inputs beyond
+// all true -> plain copy, mixed -> compress. With `prefetch` (for inputs beyond
 // the caches), the next blocks are requested ahead: a single core's memory
 // bandwidth is bound by how many requests it has in flight. With
 // Avx512Store::whole the next block's bits are read one block ahead, for `room`.
-template <std::size_t W, Avx512Store S, bool Prefetch, class M>
+// (A run-time flag, not a template parameter: one function per width and
+// store, not two, for a branch per block that is always predicted.)
+template <std::size_t W, Avx512Store S, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t compact_avx512(
-    const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
+    const std::byte* in, M mask, std::int64_t n, std::byte* out, bool prefetch) noexcept {
   constexpr std::int64_t ahead = 512;  // entries
   constexpr bool whole = S == Avx512Store::whole;
   std::byte* dst = out;
   std::uint64_t next = whole && n > 0 ? mask_bits_avx512(mask, n) : 0;
   for (std::int64_t i = 0; i < n; i += 64) {
-    if constexpr (Prefetch) {
+    if (prefetch) {
       for (std::size_t c = 0; c < W; ++c)
         _mm_prefetch(
             reinterpret_cast<const char*>(in + (i + ahead) * static_cast<std::int64_t>(W)) + c * 64,

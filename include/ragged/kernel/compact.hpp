@@ -77,7 +77,21 @@ template <class T>
 inline constexpr bool bytewise = std::is_trivially_copyable_v<T>;
 
 template <class M>
-using compact_fn = std::int64_t (*)(const std::byte*, M, std::int64_t, std::byte*) noexcept;
+using compact_fn = std::int64_t (*)(const std::byte* in, M mask, std::int64_t n, std::byte* out,
+                                    bool prefetch) noexcept;
+
+// A compaction chosen for a call (compaction_for): the function, and whether
+// it prefetches (inputs beyond the caches).
+template <class M>
+struct Compaction {
+  compact_fn<M> fn = nullptr;
+  bool large = false;
+  explicit operator bool() const noexcept { return fn != nullptr; }
+  std::int64_t operator()(const std::byte* in, M mask, std::int64_t n,
+                          std::byte* out) const noexcept {
+    return fn(in, mask, n, out, large);
+  }
+};
 
 // Everything the kernel runs for one instruction set and mask kind M (const
 // bool* or Bits): one table per level, built at compile time, and the level
@@ -86,7 +100,7 @@ template <class M>
 struct Implementation {
   std::int64_t (*count)(M, std::int64_t) noexcept;
   void (*mask_words)(M, std::int64_t, std::uint64_t*, std::int64_t*, std::int64_t) noexcept;
-  compact_fn<M> compact[4][2];  // by element width (1, 2, 4, 8 bytes), then `large` (prefetching)
+  compact_fn<M> compact[4];  // by element width: 1, 2, 4, 8 bytes
 };
 
 // The tables' order: scalar, avx2, then avx512 with each Avx512Store
@@ -95,28 +109,22 @@ inline constexpr int implementation_levels = 5;
 
 template <class M, int Level>
 constexpr Implementation<M> implementation_at() noexcept {
-  Implementation<M> impl{&count_scalar,
-                         &mask_words_scalar<M>,
-                         {{&compact_scalar<1, M>, &compact_scalar<1, M>},
-                          {&compact_scalar<2, M>, &compact_scalar<2, M>},
-                          {&compact_scalar<4, M>, &compact_scalar<4, M>},
-                          {&compact_scalar<8, M>, &compact_scalar<8, M>}}};
+  Implementation<M> impl{
+      &count_scalar,
+      &mask_words_scalar<M>,
+      {&compact_scalar<1, M>, &compact_scalar<2, M>, &compact_scalar<4, M>, &compact_scalar<8, M>}};
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if constexpr (Level == 1) {
-    impl.compact[0][0] = impl.compact[0][1] = &compact_avx2<1, M>;
-    impl.compact[1][0] = impl.compact[1][1] = &compact_avx2<2, M>;
-    impl.compact[2][0] = impl.compact[2][1] = &compact_avx2<4, M>;
-    impl.compact[3][0] = impl.compact[3][1] = &compact_avx2<8, M>;
+    impl.compact[0] = &compact_avx2<1, M>;
+    impl.compact[1] = &compact_avx2<2, M>;
+    impl.compact[2] = &compact_avx2<4, M>;
+    impl.compact[3] = &compact_avx2<8, M>;
   } else if constexpr (Level >= 2) {
     constexpr auto store = static_cast<Avx512Store>(Level - 2);
-    impl.compact[0][0] = &compact_avx512<1, store, false, M>;
-    impl.compact[0][1] = &compact_avx512<1, store, true, M>;
-    impl.compact[1][0] = &compact_avx512<2, store, false, M>;
-    impl.compact[1][1] = &compact_avx512<2, store, true, M>;
-    impl.compact[2][0] = &compact_avx512<4, store, false, M>;
-    impl.compact[2][1] = &compact_avx512<4, store, true, M>;
-    impl.compact[3][0] = &compact_avx512<8, store, false, M>;
-    impl.compact[3][1] = &compact_avx512<8, store, true, M>;
+    impl.compact[0] = &compact_avx512<1, store, M>;
+    impl.compact[1] = &compact_avx512<2, store, M>;
+    impl.compact[2] = &compact_avx512<4, store, M>;
+    impl.compact[3] = &compact_avx512<8, store, M>;
   }
   if constexpr (Level >= 1) {
     if constexpr (std::is_same_v<M, Bits>) {
@@ -161,11 +169,11 @@ template <class T>
 // The compaction a call runs, chosen once per call: the active level's
 // function for the row's byte width (null for rows moved as runs).
 template <class T, class M>
-[[nodiscard]] compact_fn<M> compaction_for(std::int64_t inner, bool large) noexcept {
+[[nodiscard]] Compaction<M> compaction_for(std::int64_t inner, bool large) noexcept {
   const auto w = element_width<T>(inner);
-  if (!w) return nullptr;
+  if (!w) return {};
   const int slot = w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3;
-  return implementation<M>().compact[slot][large ? 1 : 0];
+  return {implementation<M>().compact[slot], large};
 }
 
 // Whole rows [begin, end) of `row` elements each: one copy per run, streamed
@@ -192,7 +200,7 @@ void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t r
 // runs, non-trivial T by assignment. `stream` writes runs with non-temporal
 // stores. Returns the number of rows kept.
 template <class T, class M>
-std::int64_t compact_part(compact_fn<M> fn, const T* in, M mask, std::int64_t n, T* out,
+std::int64_t compact_part(Compaction<M> fn, const T* in, M mask, std::int64_t n, T* out,
                           std::int64_t inner, bool stream) {
   if (fn)
     return fn(reinterpret_cast<const std::byte*>(in), mask, n, reinterpret_cast<std::byte*>(out));
@@ -216,8 +224,9 @@ std::int64_t compact_part(compact_fn<M> fn, const T* in, M mask, std::int64_t n,
 // The kernel over chunks of the input, for outputs beyond the caches and for
 // reporting row splits: each chunk of elements is compacted into a small
 // buffer that stays in L1 and streamed out from there (runs stream straight
-// from the input); after each chunk [lo, end), `after(lo, end, kept_before)`
-// sees how many rows had been kept before it. Returns the number of rows kept.
+// from the input); after each chunk [lo, end), `after(lo, end, kept_before,
+// kept_after)` sees how many rows had been kept before it and after it.
+// Returns the number of rows kept.
 template <class T, class M, class After>
 std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
                              bool stream, After&& after) {
@@ -241,7 +250,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
     } else {
       kept += compact_part(fn, in + lo * inner, mask + lo, len, dst, inner, stream);
     }
-    after(lo, lo + len, kept_before);
+    after(lo, lo + len, kept_before, kept);
   }
   if (stream) stream_fence();
   return kept;
@@ -340,7 +349,7 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
     detail::stream_fence();
   } else {
     kept = detail::compact_chunked(in, mask, n, out, inner, true,
-                                   [](std::int64_t, std::int64_t, std::int64_t) {});
+                                   [](std::int64_t, std::int64_t, std::int64_t, std::int64_t) {});
   }
   return out + kept * inner;
 }
@@ -363,9 +372,25 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
     for (; r < nbounds; ++r) out_splits[r] = OutIndex{0};
     return out;
   }
-  // The bounds in (lo, end]: from the chunk's mask bits (its bytes still in
-  // L1) and their prefix counts, branch-free per bound.
-  const auto report = [&](std::int64_t lo, std::int64_t end, std::int64_t kept_before_chunk) {
+  // The bounds in [lo, end] of each chunk. Where there are many (short rows),
+  // from the chunk's mask bits (its bytes still in L1) and their prefix
+  // counts, branch-free per bound. Where there are few (rows as long as a
+  // chunk or longer, as dense rows are), each inside bound counts its own
+  // prefix and a bound at the chunk's end is the kept count so far: the
+  // chunk's mask is not read again.
+  const auto report = [&](std::int64_t lo, std::int64_t end, std::int64_t kept_before_chunk,
+                          std::int64_t kept_after_chunk) {
+    constexpr std::int64_t few = 4;
+    std::int64_t inside = 0;
+    for (auto q = r; q < nbounds && mask_rows.bound(q) < end && inside <= few; ++q) ++inside;
+    if (inside <= few) {
+      for (; r < nbounds && mask_rows.bound(r) < end; ++r)
+        out_splits[r] = static_cast<OutIndex>(kept_before_chunk +
+                                              kernel::count(mask + lo, mask_rows.bound(r) - lo));
+      for (; r < nbounds && mask_rows.bound(r) == end; ++r)
+        out_splits[r] = static_cast<OutIndex>(kept_after_chunk);
+      return;
+    }
     constexpr std::int64_t max_words = 8192 / 64 + 1;
     std::uint64_t words[max_words + 1];
     std::int64_t prefix[max_words + 1];

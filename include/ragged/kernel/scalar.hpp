@@ -102,7 +102,8 @@ void mask_words_scalar(M mask, std::int64_t n, std::uint64_t* words, std::int64_
 /// to the word's last kept one is written to out[j] and j advances only when
 /// it is kept, so nothing past the last kept element is ever written.
 template <std::size_t W, class M>
-std::int64_t compact_scalar(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
+std::int64_t compact_scalar(const std::byte* in, M mask, std::int64_t n, std::byte* out,
+                            bool /*prefetch: not used*/ = false) noexcept {
   constexpr auto w = static_cast<std::int64_t>(W);
   std::int64_t j = 0;
   for (std::int64_t base = 0; base < n; base += 64) {
