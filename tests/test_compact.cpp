@@ -453,6 +453,35 @@ TEST_CASE("RAGGED_FORCE_ISA accepts exactly scalar, avx2 and avx512") {
   CHECK_FALSE(ragged::kernel::detail::isa_named("").has_value());
 }
 
+TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX512-FP16") {
+  using ragged::kernel::Avx512Store;
+  using ragged::kernel::choose_avx512_store;
+  using ragged::kernel::CpuId;
+  using V = CpuId::Vendor;
+  // AMD: Zen 4 stores whole vectors; Zen 5 and later compress to memory.
+  STATIC_REQUIRE(choose_avx512_store({V::amd, 0x19, 0x11, false}) == Avx512Store::whole);
+  STATIC_REQUIRE(choose_avx512_store({V::amd, 0x19, 0x61, false}) == Avx512Store::whole);
+  STATIC_REQUIRE(choose_avx512_store({V::amd, 0x1a, 0x02, false}) == Avx512Store::compress_store);
+  STATIC_REQUIRE(choose_avx512_store({V::amd, 0x1b, 0x00, false}) == Avx512Store::compress_store);
+  // Intel: Sapphire, Emerald and Granite Rapids by model, even where a
+  // hypervisor hides AVX512-FP16 ...
+  for (const unsigned model : {143u, 207u, 173u, 174u})
+    CHECK(choose_avx512_store({V::intel, 6, model, false}) == Avx512Store::compress_store);
+  // ... and any Intel core with AVX512-FP16 whatever model a hypervisor
+  // reports (a KVM guest with FP16 and AMX reported model 167).
+  STATIC_REQUIRE(choose_avx512_store({V::intel, 6, 167, true}) == Avx512Store::compress_store);
+  // Ice Lake server and client, Tiger Lake, Rocket Lake: masked, staged.
+  for (const unsigned model : {106u, 108u, 125u, 126u, 140u, 141u, 167u})
+    CHECK(choose_avx512_store({V::intel, 6, model, false}) == Avx512Store::masked);
+  // Other vendors (and an AMD family before Zen 4 with AVX-512, were there one): masked.
+  STATIC_REQUIRE(choose_avx512_store({V::other, 6, 143, true}) == Avx512Store::masked);
+  STATIC_REQUIRE(choose_avx512_store({V::amd, 0x17, 0x31, false}) == Avx512Store::masked);
+  STATIC_REQUIRE(!ragged::kernel::cpu_has_fast_compress_store({V::amd, 0x19, 0x11, false}));
+  // What this machine got is consistent with its features.
+  const auto& f = ragged::kernel::cpu_features();
+  if (f.fast_compress_store) CHECK(f.avx512_store == Avx512Store::compress_store);
+}
+
 TEST_CASE("compact reports the kept count at row boundaries, in the same pass") {
   RestoreIsa restore;
   std::mt19937_64 rng(77);

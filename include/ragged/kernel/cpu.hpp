@@ -22,7 +22,7 @@ namespace kernel {
 enum class Isa { scalar = 0, avx2 = 1, avx512 = 2 };
 
 /// How the AVX-512 level stores each compressed vector: chosen per CPU
-/// (detect_cpu says why), forced with force_avx512_store for tests and comparisons.
+/// (choose_avx512_store says why), forced with force_avx512_store for tests and comparisons.
 enum class Avx512Store {
   /// Compress in a register, store with a mask of the kept lanes. Outputs
   /// beyond the caches are staged in L1 and streamed out.
@@ -41,15 +41,55 @@ enum class Avx512Store {
 struct CpuFeatures {
   bool avx2 = false;
   bool avx512 = false;
-  // Compress-store straight to memory (vpcompress* m, k, zmm): microcoded and
-  // slow on AMD Zen 4 (family 0x19); fast on AMD Zen 5 (family 0x1A) and, as
-  // measured on Emerald Rapids (family 6, model 207), on Intel's server cores
-  // since Sapphire Rapids (models 143, 207, 173, 174): in cache 0.82 to 0.89 of
-  // the time of compress + masked store, out of cache the same.
+  // Compress-store straight to memory (vpcompress* m, k, zmm) is fast:
+  // cpu_has_fast_compress_store says where.
   bool fast_compress_store = false;
   // The AVX-512 store this CPU runs fastest (where avx512).
   Avx512Store avx512_store = Avx512Store::masked;
 };
+
+/// The identity of a CPU that the choice of AVX-512 store rests on, as CPUID
+/// reports it (family and model with their extended parts folded in).
+struct CpuId {
+  enum class Vendor { other, intel, amd };
+  Vendor vendor = Vendor::other;
+  unsigned family = 0;
+  unsigned model = 0;
+  // AVX512-FP16 (CPUID leaf 7, EDX bit 23): Intel's Golden Cove cores and
+  // their successors, the first whose compress-store is fast.
+  bool avx512fp16 = false;
+};
+
+/// Whether vpcompress* straight to memory is fast on `id`. It is microcoded
+/// and slow on AMD Zen 4 (family 0x19) and on Intel before Golden Cove (Ice
+/// Lake, Tiger Lake, Rocket Lake); fast on AMD Zen 5 (family 0x1A) and on
+/// Intel's cores since Sapphire Rapids: in cache 0.82 to 0.89 of the time of
+/// compress + masked store on Emerald Rapids (family 6, model 207), 0.79 on a
+/// KVM guest that reports family 6, model 167 with AVX512-FP16 and AMX.
+/// Hypervisors rewrite the model, so Intel is known by AVX512-FP16 as well
+/// as by the models of Sapphire, Emerald and Granite Rapids (143, 207, 173, 174).
+[[nodiscard]] constexpr bool cpu_has_fast_compress_store(const CpuId& id) noexcept {
+  if (id.vendor == CpuId::Vendor::amd) return id.family >= 0x1a;
+  if (id.vendor != CpuId::Vendor::intel) return false;
+  const bool server_since_spr =
+      id.family == 6 && (id.model == 143 || id.model == 207 || id.model == 173 || id.model == 174);
+  return server_since_spr || id.avx512fp16;
+}
+
+/// The AVX-512 store that runs fastest on `id` (a CPU with the avx512 level).
+/// Where compress-store is fast it is used, staged. Zen 4 (AMD family 0x19,
+/// 2 vCPUs of an EPYC, 1-D int32 2^26 into an existing output, as a ratio to
+/// memcpy): compress + masked store straight to the output took 0.82, the
+/// same staged in L1 and streamed 0.94 to 0.95, and Highway's compress +
+/// whole-vector store 0.82 (0.093 ns per element in cache against 0.10
+/// masked); so Zen 4 stores whole vectors and does not stage. Elsewhere
+/// staging paid off (Emerald Rapids: whole-vector stores 1.4 to 1.7x slower
+/// than masked ones in cache), so other CPUs store masked, staged.
+[[nodiscard]] constexpr Avx512Store choose_avx512_store(const CpuId& id) noexcept {
+  if (cpu_has_fast_compress_store(id)) return Avx512Store::compress_store;
+  if (id.vendor == CpuId::Vendor::amd && id.family == 0x19) return Avx512Store::whole;
+  return Avx512Store::masked;
+}
 
 namespace detail {
 
@@ -65,14 +105,14 @@ inline CpuFeatures detect_cpu() noexcept {
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(0, &a, &b, &c, &d)) return f;
   const unsigned max_leaf = a;
-  const bool amd = b == 0x68747541;    // "Auth"enticAMD
-  const bool intel = b == 0x756e6547;  // "Genu"ineIntel
+  CpuId id;
+  if (b == 0x756e6547) id.vendor = CpuId::Vendor::intel;  // "Genu"ineIntel
+  if (b == 0x68747541) id.vendor = CpuId::Vendor::amd;    // "Auth"enticAMD
   __get_cpuid(1, &a, &b, &c, &d);
   const unsigned base_family = (a >> 8) & 0xf;
-  const unsigned family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
-  const unsigned model = base_family == 0x6 || base_family == 0xf
-                             ? ((a >> 4) & 0xf) | (((a >> 16) & 0xf) << 4)
-                             : (a >> 4) & 0xf;
+  id.family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
+  id.model = base_family == 0x6 || base_family == 0xf ? ((a >> 4) & 0xf) | (((a >> 16) & 0xf) << 4)
+                                                      : (a >> 4) & 0xf;
   const bool osxsave = (c >> 27) & 1;
   if (!osxsave || max_leaf < 7) return f;
   const auto xcr0 = read_xcr0();
@@ -82,21 +122,11 @@ inline CpuFeatures detect_cpu() noexcept {
   const bool avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
   const bool avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
   const bool avx512vbmi2 = (c >> 6) & 1;
+  id.avx512fp16 = (d >> 23) & 1;
   f.avx2 = ymm_state && avx2 && bmi2;
   f.avx512 = f.avx2 && zmm_state && avx512f && avx512bw && avx512vl && avx512vbmi2;
-  const bool intel_server_since_spr =
-      intel && family == 6 && (model == 143 || model == 207 || model == 173 || model == 174);
-  f.fast_compress_store = f.avx512 && ((amd && family >= 0x1a) || intel_server_since_spr);
-  // Zen 4 (AMD family 0x19, 2 vCPUs of an EPYC, 1-D int32 2^26 into an
-  // existing output, as a ratio to memcpy): compress + masked store straight
-  // to the output took 0.82, the same staged in L1 and streamed 0.94 to 0.95,
-  // and Highway's compress + whole-vector store 0.82 (0.093 ns per element in
-  // cache against 0.10 masked). So Zen 4 stores whole vectors and does not stage.
-  // Elsewhere staging paid off (Emerald Rapids: whole-vector stores 1.7x
-  // slower than masked ones in cache).
-  f.avx512_store = f.fast_compress_store   ? Avx512Store::compress_store
-                   : amd && family == 0x19 ? Avx512Store::whole
-                                           : Avx512Store::masked;
+  f.fast_compress_store = f.avx512 && cpu_has_fast_compress_store(id);
+  f.avx512_store = choose_avx512_store(id);
   return f;
 }
 #else
