@@ -170,6 +170,14 @@ std::vector<char> random_mask(std::mt19937_64& rng, std::int64_t n, int density)
   if (density == -2) {
     constexpr unsigned char truthy[] = {1, 2, 0x7f, 0x80, 0xff};
     for (auto& b : m) b = static_cast<char>(rng() & 1 ? truthy[rng() % 5] : 0);
+  } else if (density == -4) {  // sparse and dense in turns, over stretches of 500..12000
+    std::size_t i = 0;
+    bool dense = rng() & 1;
+    while (i < m.size()) {
+      for (auto len = rng() % 11500 + 500; len-- && i < m.size();)
+        m[i++] = static_cast<char>(rng() % 100 < (dense ? 80u : 3u));
+      dense = !dense;
+    }
   } else if (density < 0) {  // clustered: runs of 1..80 of one value
     std::size_t i = 0;
     bool v = rng() & 1;
@@ -453,6 +461,22 @@ TEST_CASE("RAGGED_FORCE_ISA accepts exactly scalar, avx2 and avx512") {
   CHECK_FALSE(ragged::kernel::detail::isa_named("").has_value());
 }
 
+TEST_CASE("beyond the caches, a chunk is staged where its output is an eighth of what it read") {
+  using ragged::kernel::Bits;
+  using ragged::kernel::detail::worth_staging;
+  // int32 and a byte mask: 2048 entries read 10240 bytes; staged from 320 kept.
+  STATIC_REQUIRE(worth_staging<const bool*>(320, 2048, 4));
+  STATIC_REQUIRE(!worth_staging<const bool*>(319, 2048, 4));
+  STATIC_REQUIRE(!worth_staging<const bool*>(0, 2048, 4));
+  STATIC_REQUIRE(worth_staging<const bool*>(2048, 2048, 4));
+  // int8: a quarter of the entries kept is an eighth of the bytes read.
+  STATIC_REQUIRE(worth_staging<const bool*>(2048, 8192, 1));
+  STATIC_REQUIRE(!worth_staging<const bool*>(2047, 8192, 1));
+  // A bit-packed mask reads an eighth of a byte per entry.
+  STATIC_REQUIRE(worth_staging<Bits>(264, 2048, 4));
+  STATIC_REQUIRE(!worth_staging<Bits>(263, 2048, 4));
+}
+
 TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX512-FP16") {
   using ragged::kernel::Avx512Store;
   using ragged::kernel::choose_avx512_store;
@@ -492,7 +516,9 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
     // Small and large (streamed) inputs; rows of random length, some empty.
     for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{100}, std::int64_t{5000},
                            std::int64_t{5} << 20}) {
-      for (int density : {0, 50, 100, -1}) {
+      // -4: sparse and dense stretches, so that chunks beyond the caches
+      // switch between staged and written straight to the output.
+      for (int density : {0, 50, 100, -1, -4}) {
         const auto m = random_mask(rng, n, density);
         auto mask = std::make_unique<bool[]>(m.size() + 1);
         for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
