@@ -123,15 +123,27 @@ void at_avx2(benchmark::State& state, Fn fn) {
                                          out, splits);                                            \
     }                                                                                             \
     static std::size_t lanes() { return bench::ns::hwy_lanes(); }                                 \
+    static std::uint64_t read_only(const void* v, std::size_t w, const std::uint8_t* m,           \
+                                   std::size_t n) {                                               \
+      return bench::ns::hwy_read_only(v, w, m, n);                                                \
+    }                                                                                             \
   };
 RAGGED_HWY_COPY(hwy_native)
 RAGGED_HWY_COPY(hwy_avx2)
 #undef RAGGED_HWY_COPY
 
-// Registers one workload as ours, ours_avx2 and the four Highway loops.
-// `ours` runs our side; `hwy(copy, storeu)` returns the Highway side's loop.
+// Registers one workload as ours, ours_avx2, the four Highway loops and its
+// read-only loop. `ours` runs our side; `hwy(copy, storeu)` returns the Highway
+// side's loop; `read` loads every value and mask byte the workload must read
+// (hwy_read_only), over `items` entries of `value_bytes` in all.
 void add(const std::string& workload, const std::function<void(benchmark::State&)>& ours,
-         const std::function<void(benchmark::State&, bool native, bool storeu)>& hwy) {
+         const std::function<void(benchmark::State&, bool native, bool storeu)>& hwy,
+         const std::function<std::uint64_t()>& read, std::int64_t items, std::int64_t value_bytes) {
+  benchmark::RegisterBenchmark(("read_only/" + workload).c_str(), [read, items, value_bytes](
+                                                                      benchmark::State& s) {
+    timed(
+        s, [&] { benchmark::DoNotOptimize(read()); }, items, value_bytes);
+  })->UseRealTime();
   benchmark::RegisterBenchmark(("ours/" + workload).c_str(), ours)->UseRealTime();
   benchmark::RegisterBenchmark(("ours_avx2/" + workload).c_str(), [ours](benchmark::State& s) {
     at_avx2(s, [&] { ours(s); });
@@ -176,7 +188,12 @@ void add_flat(const std::string& workload, std::int64_t n, int density) {
                   loop(in.values.data(), in.bytes(), in.size(), in.out.data()));
             },
             n, bytes);
-      });
+      },
+      [get, n] {
+        auto& in = get();
+        return hwy_native::read_only(in.values.data(), sizeof(T), in.bytes(), n);
+      },
+      n, bytes);
 }
 
 // A workload of rows: one of the operations (`ours`) against Highway's loops run per row.
@@ -191,7 +208,13 @@ void add_rows(const std::string& workload, Rows& (*get)(),
         timed(
             s, [&] { loop(r, r.out.data(), r.out_splits.data()); }, r.values.size(),
             r.values.size() * 4);
-      });
+      },
+      [get] {
+        auto& r = get();
+        return hwy_native::read_only(r.values.data(), 4, r.bytes(),
+                                     static_cast<std::size_t>(r.values.size()));
+      },
+      get().values.size(), get().values.size() * 4);
 }
 
 void register_all() {

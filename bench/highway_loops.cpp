@@ -107,6 +107,26 @@ RAGGED_HWY_INSTANTIATE(std::int32_t)
 RAGGED_HWY_INSTANTIATE(double)
 #undef RAGGED_HWY_INSTANTIATE
 
+std::uint64_t hwy_read_only(const void* values, std::size_t width, const std::uint8_t* mask,
+                            std::size_t n) {
+  const hn::ScalableTag<std::uint8_t> d;
+  const std::size_t lanes = hn::Lanes(d);  // mask entries per step
+  const auto* v = static_cast<const std::uint8_t*>(values);
+  auto acc = hn::Zero(d);
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    acc = hn::Or(acc, hn::LoadU(d, mask + i));
+    for (std::size_t c = 0; c < width; ++c)
+      acc = hn::Or(acc, hn::LoadU(d, v + (i * width) + c * lanes));
+  }
+  std::uint64_t tail = 0;
+  for (; i < n; ++i) {
+    tail |= mask[i];
+    for (std::size_t c = 0; c < width; ++c) tail |= v[i * width + c];
+  }
+  return hn::GetLane(hn::SumsOf8(acc)) | tail;
+}
+
 std::size_t hwy_lanes() {
   return hn::Lanes(hn::ScalableTag<std::int32_t>());
 }

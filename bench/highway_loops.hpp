@@ -15,6 +15,11 @@
 // same per row, as a user of Highway masks ragged data by a ragged mask (row r
 // is [splits[r], splits[r + 1]) of the values and of the mask), writing the
 // result's splits. hwy_lanes: int32 lanes per vector of the copy's target.
+// hwy_read_only: only loads what a compaction must read, `n` entries of
+// `width` bytes and their `n` mask bytes, interleaved as a compaction reads
+// them, and returns an OR of it all. Beyond the caches it is about as fast as
+// reading those bytes gets on one core: a compaction near it (x 1.0) is bound
+// by its reads, and no store strategy can make it much faster.
 #define RAGGED_HWY_LOOPS(ns)                                                                       \
   namespace bench::ns {                                                                            \
   template <class T>                                                                               \
@@ -28,6 +33,8 @@
   void hwy_rows_compress_store(const T* in, const std::uint8_t* mask, const std::int64_t* splits,  \
                                std::size_t nrows, T* out, std::int64_t* out_splits);               \
   std::size_t hwy_lanes();                                                                         \
+  std::uint64_t hwy_read_only(const void* values, std::size_t width, const std::uint8_t* mask,     \
+                              std::size_t n);                                                      \
   }
 RAGGED_HWY_LOOPS(hwy_native)
 RAGGED_HWY_LOOPS(hwy_avx2)

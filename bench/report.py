@@ -42,6 +42,7 @@ def main():
     binaries = args[:args.index("--")] if "--" in args else args
     print("| benchmark | ns/element | x memcpy | x baseline |")
     print("|---|---:|---:|---:|")
+    summaries = []
     for binary in binaries:
         medians = run(binary, extra)
         roofs = {b["value_bytes"]: b["real_time"] for n, b in medians.items() if n.startswith(ROOFLINES)}
@@ -62,6 +63,35 @@ def main():
                     if rivals:
                         base = f"{b['real_time'] / min(rivals):.2f} (best Highway)"
             print(f"| {name.replace('/real_time', '')} | {per_elem:.3f} | {ratio} | {base} |")
+        summaries.append(read_only_table(medians))
+    for table in filter(None, summaries):
+        print()
+        print(table)
+
+
+def read_only_table(medians):
+    """Per workload of bench_highway: ours and the best Highway loop against the
+    read-only loop (the time to only load the same values and mask bytes, no
+    stores), and against each other. Where the best Highway loop is at about
+    1.0 of it, the workload is bound by its reads and leaves no store strategy
+    much room to beat it."""
+    rows = []
+    for name, b in medians.items():
+        if not name.startswith("read_only/"):
+            continue
+        workload = name[len("read_only/"):]
+        ours = medians.get("ours/" + workload)
+        rivals = [medians[h + "/" + workload]["real_time"] for h in HIGHWAY["ours/"]
+                  if h + "/" + workload in medians]
+        if not ours or not rivals:
+            continue
+        read, hwy = b["real_time"], min(rivals)
+        rows.append(f"| {workload.replace('/real_time', '')} | {ours['real_time'] / read:.2f} | "
+                    f"{hwy / read:.2f} | {ours['real_time'] / hwy:.2f} |")
+    if not rows:
+        return ""
+    return "\n".join(["| workload | ours x read-only | best Highway x read-only | ours x best Highway |",
+                      "|---|---:|---:|---:|"] + rows)
 
 
 if __name__ == "__main__":
