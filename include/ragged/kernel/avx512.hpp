@@ -3,6 +3,7 @@
 // no global -m flag is needed; chosen at run time. Internal: use compact.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -131,7 +132,12 @@ compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst,
 template <std::size_t W, Avx512Store S, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t compact_avx512(
     const std::byte* in, M mask, std::int64_t n, std::byte* out, bool prefetch) noexcept {
-  constexpr std::int64_t ahead = 512;  // entries
+  // How far ahead, in entries: at least 2 KiB of values. Narrow entries
+  // pass by quickly, so the same count of them is too short a lead (1-D int8
+  // 2^26 density 0.5 on Intel family 6 model 167: 512 entries ahead 1.04x
+  // Highway's CompressStore loop, 2048 ahead 0.92 to 0.97; int32 and double
+  // were no faster with more than 512).
+  constexpr std::int64_t ahead = std::max<std::int64_t>(512, 2048 / static_cast<std::int64_t>(W));
   constexpr bool whole = S == Avx512Store::whole;
   std::byte* dst = out;
   std::uint64_t next = whole && n > 0 ? mask_bits_avx512(mask, n) : 0;
