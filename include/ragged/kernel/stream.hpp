@@ -82,6 +82,14 @@ inline void prefetch(const void* p) noexcept {
 #endif
 }
 
+// Requests the line `bytes` past `p` into the caches, where that may lie past
+// the end of p's buffer (a lead that runs off the end near it): the address is
+// formed as an integer, not by pointer arithmetic beyond the buffer.
+inline void prefetch_ahead(const void* p, std::int64_t bytes) noexcept {
+  prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) +
+                                         static_cast<std::uintptr_t>(bytes)));
+}
+
 /// Orders the non-temporal stores before anything that follows.
 inline void stream_fence() noexcept {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
