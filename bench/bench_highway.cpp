@@ -191,7 +191,8 @@ void add_flat(const std::string& workload, std::int64_t n, int density) {
       },
       [get, n] {
         auto& in = get();
-        return hwy_native::read_only(in.values.data(), sizeof(T), in.bytes(), n);
+        return hwy_native::read_only(in.values.data(), sizeof(T), in.bytes(),
+                                     static_cast<std::size_t>(n));
       },
       n, bytes);
 }
