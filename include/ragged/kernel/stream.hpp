@@ -84,10 +84,12 @@ inline void prefetch(const void* p) noexcept {
 
 // Requests the line `bytes` past `p` into the caches, where that may lie past
 // the end of p's buffer (a lead that runs off the end near it): the address is
-// formed as an integer, not by pointer arithmetic beyond the buffer.
+// formed as an integer, not by pointer arithmetic beyond the buffer. (The
+// pointer made from it is only a hint to the prefetcher, never dereferenced,
+// so the provenance it loses costs no optimisation.)
 inline void prefetch_ahead(const void* p, std::int64_t bytes) noexcept {
-  prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) +
-                                         static_cast<std::uintptr_t>(bytes)));
+  const auto at = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes);
+  prefetch(reinterpret_cast<const void*>(at));  // NOLINT(performance-no-int-to-ptr): a hint
 }
 
 /// Orders the non-temporal stores before anything that follows.
