@@ -123,10 +123,6 @@ void at_avx2(benchmark::State& state, Fn fn) {
                                          out, splits);                                            \
     }                                                                                             \
     static std::size_t lanes() { return bench::ns::hwy_lanes(); }                                 \
-    static std::uint64_t read_only(const void* v, std::size_t w, const std::uint8_t* m,           \
-                                   std::size_t n) {                                               \
-      return bench::ns::hwy_read_only(v, w, m, n);                                                \
-    }                                                                                             \
   };
 RAGGED_HWY_COPY(hwy_native)
 RAGGED_HWY_COPY(hwy_avx2)
@@ -191,8 +187,8 @@ void add_flat(const std::string& workload, std::int64_t n, int density) {
       },
       [get, n] {
         auto& in = get();
-        return hwy_native::read_only(in.values.data(), sizeof(T), in.bytes(),
-                                     static_cast<std::size_t>(n));
+        return bench::hwy_native::hwy_read_only(in.values.data(), sizeof(T), in.bytes(),
+                                                static_cast<std::size_t>(n));
       },
       n, bytes);
 }
@@ -212,8 +208,8 @@ void add_rows(const std::string& workload, Rows& (*get)(),
       },
       [get] {
         auto& r = get();
-        return hwy_native::read_only(r.values.data(), 4, r.bytes(),
-                                     static_cast<std::size_t>(r.values.size()));
+        return bench::hwy_native::hwy_read_only(r.values.data(), 4, r.bytes(),
+                                                static_cast<std::size_t>(r.values.size()));
       },
       get().values.size(), get().values.size() * 4);
 }
