@@ -19,9 +19,9 @@ namespace {
 // 1-D values and a mask, and an output with slack for Highway's whole-vector stores.
 template <class T>
 struct Flat {
-  std::vector<T> values;
+  bench::big_vector<T> values;
   ragged::Tensor<bool> mask;
-  std::vector<T> out;
+  bench::big_vector<T> out;
   Flat(std::int64_t n, int density_per_mille)
       : values(static_cast<std::size_t>(n)),
         mask(bench::make_mask(n, density_per_mille)),
@@ -39,8 +39,8 @@ struct Rows {
   ragged::Tensor<std::int32_t> values;
   ragged::Tensor<bool> mask;
   std::vector<std::int64_t> splits;
-  std::vector<std::int32_t> out;
-  std::vector<std::int64_t> out_splits;
+  bench::big_vector<std::int32_t> out;
+  bench::big_vector<std::int64_t> out_splits;
   [[nodiscard]] std::size_t nrows() const { return splits.size() - 1; }
   [[nodiscard]] const std::uint8_t* bytes() const {
     return reinterpret_cast<const std::uint8_t*>(mask.data());

@@ -17,7 +17,7 @@ template <class T>
 struct Inputs {
   ragged::Tensor<T> values;
   ragged::Tensor<bool> mask;
-  std::vector<T> out;
+  bench::big_vector<T> out;
   Inputs(std::int64_t n, int density, std::int64_t inner = 1)
       : values(bench::make_values<T>(ragged::Shape{n * inner})),
         mask(bench::make_mask(n, density)),
@@ -176,7 +176,7 @@ void kernel_parallel(benchmark::State& state) {
 void memcpy_threads(benchmark::State& state) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   const auto threads = static_cast<std::size_t>(state.range(1));
-  std::vector<char> src(bytes, 1), dst(bytes, 2);
+  bench::big_vector<char> src(bytes, 1), dst(bytes, 2);
   for (auto _ : state) {
     std::vector<std::thread> pool;
     const auto step = bytes / threads;

@@ -56,7 +56,7 @@ void ragged_fresh(benchmark::State& state) {
 // What a user writes by hand: per row, a branch-free loop, then the row's split.
 void baseline_ragged_per_row(benchmark::State& state) {
   auto& in = inputs();
-  std::vector<std::int32_t> values(static_cast<std::size_t>(in.nvalues) + 1);
+  bench::big_vector<std::int32_t> values(static_cast<std::size_t>(in.nvalues) + 1);
   std::vector<std::int64_t> splits(static_cast<std::size_t>(rows) + 1);
   const auto s = in.data.row_splits().values();
   for (auto _ : state) {
@@ -92,7 +92,7 @@ void ragged_rows(benchmark::State& state) {
 void baseline_rows_memcpy(benchmark::State& state) {
   auto& in = inputs();
   const auto mask = bench::make_mask(rows, 500);
-  std::vector<std::int32_t> values(static_cast<std::size_t>(in.nvalues) + 1);
+  bench::big_vector<std::int32_t> values(static_cast<std::size_t>(in.nvalues) + 1);
   std::vector<std::int64_t> splits(static_cast<std::size_t>(rows) + 1);
   const auto s = in.data.row_splits().values();
   for (auto _ : state) {
@@ -130,7 +130,7 @@ void memcpy_ragged_values(benchmark::State& state) {
   state.SetLabel("ragged value bytes");
   auto& in = inputs();
   const auto bytes = static_cast<std::size_t>(in.nvalues) * 4;
-  std::vector<char> src(bytes, 1), dst(bytes, 2);
+  bench::big_vector<char> src(bytes, 1), dst(bytes, 2);
   for (auto _ : state) {
     std::memcpy(dst.data(), src.data(), bytes);
     benchmark::ClobberMemory();
