@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "bits.hpp"
 #include "cpu.hpp"
@@ -31,6 +32,19 @@ namespace detail {
 // Bit-packed masks need no vector test: their words are loaded as they are.
 [[gnu::always_inline]] inline std::uint64_t mask_bits_avx512(Bits mask, std::int64_t len) noexcept {
   return load_bits(mask, len);
+}
+
+// The same for a full block of 64 entries, in a mask register: a byte mask's
+// test result stays where vpcompress reads it (moving it through a general
+// register and back costs the whole-vector loop a quarter of its speed in cache).
+[[gnu::target("avx512f,avx512bw"), gnu::always_inline]] inline __mmask64 mask_k_avx512(
+    const bool* mask) noexcept {
+  const __m512i m = _mm512_loadu_si512(mask);
+  return _mm512_test_epi8_mask(m, m);
+}
+[[gnu::target("avx512f,avx512bw"), gnu::always_inline]] inline __mmask64 mask_k_avx512(
+    Bits mask) noexcept {
+  return _cvtu64_mask64(load_bits(mask, 64));
 }
 
 [[gnu::target("avx512f,avx512bw,bmi2,popcnt")]] inline std::int64_t count_avx512(
@@ -64,7 +78,7 @@ struct Lanes512;
     }                                                                                           \
     [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static __m512i \
     compress(std::uint64_t k, __m512i v) noexcept {                                             \
-      return _mm512_maskz_compress_epi##BITS(static_cast<MASK>(k), v);                          \
+      return _mm512_mask_compress_epi##BITS(v, static_cast<MASK>(k), v);                        \
     }                                                                                           \
     [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static void    \
     store(void* d, std::uint64_t k, __m512i v) noexcept {                                       \
@@ -92,6 +106,33 @@ RAGGED_LANES512(8, 64, __mmask8)
 //   from dst on: the rest of this block and the next one) covers its lanes,
 //   else masked. Either way nothing past the last kept element is written, and
 //   an empty part stores nothing (or, whole, lanes a later store overwrites).
+// A full block of 64 entries with whole-vector stores throughout, where the
+// next block alone keeps at least a vector's lanes (so every store lands
+// inside the output). The lane masks are shifted in mask registers, not moved
+// from general registers per vector, and each vector is compressed into its
+// own register (vpcompress merging into its source: with a zeroed
+// destination, AMD Zen 5 makes each compress wait for the previous one to
+// the same register, which halved the kernel's speed in cache).
+// Vector C of such a block (a function, not a lambda: GCC gives lambdas no target attribute).
+template <std::size_t W, unsigned C>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"), gnu::always_inline]] inline void
+compress_whole_avx512(const std::byte* src, __mmask64 k, std::uint64_t bits,
+                      std::byte*& dst) noexcept {
+  constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
+  const __m512i v = _mm512_loadu_si512(src + 64 * C);
+  _mm512_storeu_si512(dst, Lanes512<W>::compress(_kshiftri_mask64(k, C * lanes), v));
+  dst += _mm_popcnt_u64(_bzhi_u64(bits >> (C * lanes), lanes)) * static_cast<std::ptrdiff_t>(W);
+}
+
+template <std::size_t W, unsigned... C>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
+  gnu::always_inline]] inline std::byte*
+compress_block_whole_avx512(const std::byte* src, __mmask64 k, std::uint64_t bits, std::byte* dst,
+                            std::integer_sequence<unsigned, C...>) noexcept {
+  (compress_whole_avx512<W, C>(src, k, bits, dst), ...);
+  return dst;
+}
+
 template <std::size_t W, Avx512Store S, bool Full>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
   gnu::always_inline]] inline std::byte*
@@ -123,59 +164,91 @@ compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst,
   return dst;
 }
 
-// Per block of 64 entries: all false -> skip (the values are not even read),
-// all true -> plain copy, mixed -> compress. With `prefetch` (for inputs beyond
-// the caches), the next blocks are requested ahead: a single core's memory
-// bandwidth is bound by how many requests it has in flight. With
-// Avx512Store::whole the next block's bits are read one block ahead, for `room`.
-// (A run-time flag, not a template parameter: one function per width and
-// store, not two, for a branch per block that is always predicted.)
+// Requests the values and mask of the block `ahead` entries past entry i (2
+// KiB of a byte mask past it), for inputs beyond the caches: a single core's
+// memory bandwidth is bound by how many requests it has in flight. How far
+// ahead: at least 2 KiB of values, since narrow entries pass by quickly and the
+// same count of them is too short a lead (Intel family 6 model 167, x Highway's
+// CompressStore loop, 2^26 entries: int8 density 0.5 1.04 with 512 entries
+// ahead, 0.92 to 0.97 with 2048; int32 density 0.05 1.05 to 1.09 with the mask
+// 512 ahead, 0.99 to 1.05 with 2048; int32 and double were no faster with more
+// than 512).
+template <std::size_t W, class M>
+[[gnu::always_inline]] inline void prefetch_block(const std::byte* in, M mask,
+                                                  std::int64_t i) noexcept {
+  constexpr std::int64_t ahead = std::max<std::int64_t>(512, 2048 / static_cast<std::int64_t>(W));
+  constexpr std::int64_t mask_ahead = 2048;
+  const auto w = static_cast<std::int64_t>(W);
+  for (std::int64_t c = 0; c < w; ++c) prefetch_ahead(in, (i + ahead) * w + c * 64);
+  if constexpr (std::is_same_v<M, Bits>) {
+    if (i % 512 == 0)  // one line of bits covers 512 entries
+      prefetch_ahead(mask.data, (mask.offset + i + mask_ahead) / 8);
+  } else {
+    prefetch_ahead(mask, i + mask_ahead);
+  }
+}
+
+// One block of 64 entries (fewer at the end) selected by `bits`: all false ->
+// skip (the values are not even read), all true -> plain copy, mixed ->
+// compress_block_avx512. Returns the end of what it wrote.
+template <std::size_t W, Avx512Store S, bool Full>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
+  gnu::always_inline]] inline std::byte*
+block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst, std::int64_t room) noexcept {
+  if (bits == 0) return dst;
+  if (Full && bits == ~0ull) {
+    for (std::size_t c = 0; c < W; ++c)
+      _mm512_storeu_si512(dst + c * 64, _mm512_loadu_si512(src + c * 64));
+    return dst + 64 * W;
+  }
+  return compress_block_avx512<W, S, Full>(src, bits, dst, room);
+}
+
+// The kernel at AVX-512, block by block. With `prefetch` (inputs beyond the
+// caches) each block requests one ahead (prefetch_block). (A run-time flag,
+// not a template parameter: one function per width and store, not two, for
+// a branch per block that is always predicted.)
+//
+// Avx512Store::whole: while this block and the next are whole, the next
+// block's kept count decides: where it alone covers a vector's lanes, every
+// store of this block is a whole vector (compress_block_whole_avx512, no
+// case per vector); else the stores are chosen per vector by `room`. Both
+// blocks' masks are tested afresh each step (their bytes are in L1 by then):
+// no state but `dst` runs from one block to the next.
 template <std::size_t W, Avx512Store S, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t compact_avx512(
     const std::byte* in, M mask, std::int64_t n, std::byte* out, bool prefetch) noexcept {
-  // How far ahead, in entries: at least 2 KiB of values, and 2 KiB of a byte
-  // mask. Narrow entries pass by quickly, so the same count of them is too
-  // short a lead (Intel family 6 model 167, x Highway's CompressStore loop,
-  // 2^26 entries: int8 density 0.5 1.04 with 512 entries ahead, 0.92 to 0.97
-  // with 2048; int32 density 0.05 1.05 to 1.09 with the mask 512 ahead, 0.99
-  // to 1.05 with 2048; int32 and double were no faster with more than 512).
-  constexpr std::int64_t ahead = std::max<std::int64_t>(512, 2048 / static_cast<std::int64_t>(W));
-  constexpr std::int64_t mask_ahead = 2048;
-  constexpr bool whole = S == Avx512Store::whole;
+  constexpr auto w = static_cast<std::int64_t>(W);
   std::byte* dst = out;
-  std::uint64_t next = whole && n > 0 ? mask_bits_avx512(mask, n) : 0;
-  for (std::int64_t i = 0; i < n; i += 64) {
-    if (prefetch) {
-      const auto w = static_cast<std::int64_t>(W);
-      for (std::int64_t c = 0; c < w; ++c) prefetch_ahead(in, (i + ahead) * w + c * 64);
-      if constexpr (std::is_same_v<M, Bits>) {
-        if (i % 512 == 0)  // one line of bits covers 512 entries
-          prefetch_ahead(mask.data, (mask.offset + i + mask_ahead) / 8);
-      } else {
-        prefetch_ahead(mask, i + mask_ahead);
-      }
+  std::int64_t i = 0;
+  if constexpr (S == Avx512Store::whole) {
+    constexpr auto lanes = 64 / static_cast<long long>(W);
+    for (; n - i >= 128; i += 64) {
+      if (prefetch) prefetch_block<W>(in, mask, i);
+      const __mmask64 k = mask_k_avx512(mask + i);
+      const std::uint64_t bits = _cvtmask64_u64(k);
+      const auto next = _mm_popcnt_u64(_cvtmask64_u64(mask_k_avx512(mask + i + 64)));
+      const std::byte* src = in + i * w;
+      if (bits != 0 && next >= lanes)  // an empty block is skipped unread (below)
+        dst = compress_block_whole_avx512<W>(src, k, bits, dst,
+                                             std::make_integer_sequence<unsigned, W>{});
+      else
+        dst = block_avx512<W, S, true>(src, bits, dst, _mm_popcnt_u64(bits) + next);
     }
-    std::uint64_t bits = 0;
-    std::int64_t room = 0;
-    if constexpr (whole) {
-      bits = next;
-      next = n - i > 64 ? mask_bits_avx512(mask + i + 64, n - i - 64) : 0;
-      room = static_cast<std::int64_t>(_mm_popcnt_u64(bits) + _mm_popcnt_u64(next));
-    } else {
-      bits = mask_bits_avx512(mask + i, n - i);
-    }
-    const std::byte* src = in + i * static_cast<std::int64_t>(W);
-    if (bits == 0) continue;
-    if (bits == ~0ull) {
-      for (std::size_t c = 0; c < W; ++c)
-        _mm512_storeu_si512(dst + c * 64, _mm512_loadu_si512(src + c * 64));
-      dst += 64 * W;
-      continue;
-    }
-    dst = n - i >= 64 ? compress_block_avx512<W, S, true>(src, bits, dst, room)
-                      : compress_block_avx512<W, S, false>(src, bits, dst, room);
   }
-  return (dst - out) / static_cast<std::int64_t>(W);
+  // The rest (all of it but with whole stores): a block's bits, and for
+  // whole stores the next block's, each read once.
+  std::uint64_t next = i < n ? mask_bits_avx512(mask + i, n - i) : 0;
+  for (; i < n; i += 64) {
+    if (prefetch) prefetch_block<W>(in, mask, i);
+    const std::uint64_t bits = next;
+    next = n - i > 64 ? mask_bits_avx512(mask + i + 64, n - i - 64) : 0;
+    const auto room = static_cast<std::int64_t>(_mm_popcnt_u64(bits) + _mm_popcnt_u64(next));
+    const std::byte* src = in + i * w;
+    dst = n - i >= 64 ? block_avx512<W, S, true>(src, bits, dst, room)
+                      : block_avx512<W, S, false>(src, bits, dst, room);
+  }
+  return (dst - out) / w;
 }
 
 }  // namespace detail

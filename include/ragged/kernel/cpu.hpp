@@ -37,17 +37,6 @@ enum class Avx512Store {
   whole = 2,
 };
 
-/// What the CPU offers, as the kernel needs to know it.
-struct CpuFeatures {
-  bool avx2 = false;
-  bool avx512 = false;
-  // Compress-store straight to memory (vpcompress* m, k, zmm) is fast:
-  // cpu_has_fast_compress_store says where.
-  bool fast_compress_store = false;
-  // The AVX-512 store this CPU runs fastest (where avx512).
-  Avx512Store avx512_store = Avx512Store::masked;
-};
-
 /// The identity of a CPU that the choice of AVX-512 store rests on, as CPUID
 /// reports it (family and model with their extended parts folded in).
 struct CpuId {
@@ -58,6 +47,19 @@ struct CpuId {
   // AVX512-FP16 (CPUID leaf 7, EDX bit 23): Intel's Golden Cove cores and
   // their successors, the first whose compress-store is fast.
   bool avx512fp16 = false;
+};
+
+/// What the CPU offers, as the kernel needs to know it.
+struct CpuFeatures {
+  bool avx2 = false;
+  bool avx512 = false;
+  // Compress-store straight to memory (vpcompress* m, k, zmm) is fast:
+  // cpu_has_fast_compress_store says where.
+  bool fast_compress_store = false;
+  // The AVX-512 store this CPU runs fastest (where avx512): choose_avx512_store(id).
+  Avx512Store avx512_store = Avx512Store::masked;
+  // The CPU as CPUID reports it.
+  CpuId id;
 };
 
 /// Whether vpcompress* straight to memory is fast on `id`. It is microcoded
@@ -77,17 +79,21 @@ struct CpuId {
 }
 
 /// The AVX-512 store that runs fastest on `id` (a CPU with the avx512 level).
-/// Where compress-store is fast it is used, staged. Zen 4 (AMD family 0x19,
-/// 2 vCPUs of an EPYC, 1-D int32 2^26 into an existing output, as a ratio to
-/// memcpy): compress + masked store straight to the output took 0.82, the
-/// same staged in L1 and streamed 0.94 to 0.95, and Highway's compress +
-/// whole-vector store 0.82 (0.093 ns per element in cache against 0.10
-/// masked); so Zen 4 stores whole vectors and does not stage. Elsewhere
-/// staging paid off (Emerald Rapids: whole-vector stores 1.4 to 1.7x slower
-/// than masked ones in cache), so other CPUs store masked, staged.
+/// AMD's Zen 4 and Zen 5 store whole vectors, straight to the output (but
+/// one-byte elements, staged: compact.hpp). Zen 4 (family 0x19, 2 vCPUs of an
+/// EPYC, 1-D int32 2^26 into an existing output, as a ratio to memcpy):
+/// compress + masked store straight to the output took 0.82, the same staged
+/// in L1 and streamed 0.94 to 0.95, and Highway's compress + whole-vector
+/// store 0.82. Zen 5 (family 0x1A, model 2, the same workload, one process,
+/// huge pages): whole 0.92, compress-store staged 1.06, masked staged 1.04,
+/// Highway's whole-vector loop 1.05; in cache (2^14) whole 1.19, masked 1.72
+/// and compress-store 2.00 against 1.17 for Highway's loop. Where Intel's
+/// compress-store is fast it is used, staged; elsewhere staging paid off
+/// (Emerald Rapids: whole-vector stores 1.4 to 1.7x slower than masked ones
+/// in cache), so other CPUs store masked, staged.
 [[nodiscard]] constexpr Avx512Store choose_avx512_store(const CpuId& id) noexcept {
+  if (id.vendor == CpuId::Vendor::amd && id.family >= 0x19) return Avx512Store::whole;
   if (cpu_has_fast_compress_store(id)) return Avx512Store::compress_store;
-  if (id.vendor == CpuId::Vendor::amd && id.family == 0x19) return Avx512Store::whole;
   return Avx512Store::masked;
 }
 
@@ -127,6 +133,7 @@ inline CpuFeatures detect_cpu() noexcept {
   f.avx512 = f.avx2 && zmm_state && avx512f && avx512bw && avx512vl && avx512vbmi2;
   f.fast_compress_store = f.avx512 && cpu_has_fast_compress_store(id);
   f.avx512_store = choose_avx512_store(id);
+  f.id = id;
   return f;
 }
 #else
