@@ -224,10 +224,15 @@ template <std::size_t W, Avx512Store S, class M>
   if constexpr (S == Avx512Store::whole) {
     constexpr auto lanes = 64 / static_cast<long long>(W);
     for (; n - i >= 128; i += 64) {
-      if (prefetch) prefetch_block<W>(in, mask, i);
       const __mmask64 k = mask_k_avx512(mask + i);
       const std::uint64_t bits = _cvtmask64_u64(k);
       const auto next = _mm_popcnt_u64(_cvtmask64_u64(mask_k_avx512(mask + i + 64)));
+      // Requests ahead only while the output is dense: where it is sparse
+      // the loop is bound by its reads, which the hardware streams on its
+      // own, and requests of ours only compete with them (AMD Zen 5, 1-D
+      // int32 2^26 x memcpy: density 0.05 0.91 prefetching, 0.80 not; 0.5
+      // 0.94 prefetching, 1.05 not).
+      if (prefetch && next >= lanes) prefetch_block<W>(in, mask, i);
       const std::byte* src = in + i * w;
       if (bits != 0 && next >= lanes)  // an empty block is skipped unread (below)
         dst = compress_block_whole_avx512<W>(src, k, bits, dst,

@@ -121,7 +121,9 @@ constexpr Implementation<M> implementation_at() noexcept {
     impl.compact[3] = &compact_avx2<8, M>;
   } else if constexpr (Level >= 2) {
     constexpr auto store = static_cast<Avx512Store>(Level - 2);
-    impl.compact[0] = &compact_avx512<1, store, M>;
+    // Bytes store masked where whole vectors run (stage_outputs says why).
+    constexpr auto byte_store = store == Avx512Store::whole ? Avx512Store::masked : store;
+    impl.compact[0] = &compact_avx512<1, byte_store, M>;
     impl.compact[1] = &compact_avx512<2, store, M>;
     impl.compact[2] = &compact_avx512<4, store, M>;
     impl.compact[3] = &compact_avx512<8, store, M>;
@@ -152,9 +154,10 @@ template <class M>
 // Whether outputs of elements of `width` bytes (0: rows moved as runs)
 // beyond the caches are compacted into an L1 stage and streamed out
 // (cpu.hpp): everywhere but where whole-vector stores run, and there too for
-// bytes. (AMD Zen 5, family 0x1A, 1-D int8 2^26 at density 0.5 as a ratio to
-// memcpy: 1.38 staged, 1.77 straight to the output; a vector of 64 bytes
-// rarely has the 64 kept entries after it that a whole store needs.)
+// bytes, which store masked: a vector of 64 bytes rarely has the 64 kept
+// entries after it that a whole store needs. (AMD Zen 5, family 0x1A, 1-D
+// int8 2^26 at density 0.5 as a ratio to memcpy: masked and staged 1.38,
+// whole stores straight to the output 1.77, whole stores staged 2.03.)
 [[nodiscard]] inline bool stage_outputs(std::size_t width) noexcept {
   return width == 1 ||
          !(active_isa() == Isa::avx512 && active_avx512_store() == Avx512Store::whole);

@@ -33,7 +33,8 @@ enum class Avx512Store {
   /// count of the rest of its block and the next one proves that the lanes
   /// past the kept ones land inside the output (later stores overwrite
   /// them); a masked store only where it does not, so the kernel still never
-  /// writes past the last kept element. Written straight to the output, not staged.
+  /// writes past the last kept element. Written straight to the output, not
+  /// staged; one-byte elements store `masked`, staged, at this level.
   whole = 2,
 };
 
