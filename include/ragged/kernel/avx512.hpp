@@ -119,7 +119,7 @@ template <std::size_t W, unsigned C>
 compress_whole_avx512(const std::byte* src, __mmask64 k, std::uint64_t bits,
                       std::byte*& dst) noexcept {
   constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
-  const __m512i v = _mm512_loadu_si512(src + 64 * C);
+  const __m512i v = _mm512_loadu_si512(src + std::ptrdiff_t{64} * C);
   _mm512_storeu_si512(dst, Lanes512<W>::compress(_kshiftri_mask64(k, C * lanes), v));
   dst += _mm_popcnt_u64(_bzhi_u64(bits >> (C * lanes), lanes)) * static_cast<std::ptrdiff_t>(W);
 }
