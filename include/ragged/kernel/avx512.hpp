@@ -34,19 +34,6 @@ namespace detail {
   return load_bits(mask, len);
 }
 
-// The same for a full block of 64 entries, in a mask register: a byte mask's
-// test result stays where vpcompress reads it (moving it through a general
-// register and back costs the whole-vector loop a quarter of its speed in cache).
-[[gnu::target("avx512f,avx512bw"), gnu::always_inline]] inline __mmask64 mask_k_avx512(
-    const bool* mask) noexcept {
-  const __m512i m = _mm512_loadu_si512(mask);
-  return _mm512_test_epi8_mask(m, m);
-}
-[[gnu::target("avx512f,avx512bw"), gnu::always_inline]] inline __mmask64 mask_k_avx512(
-    Bits mask) noexcept {
-  return _cvtu64_mask64(load_bits(mask, 64));
-}
-
 [[gnu::target("avx512f,avx512bw,bmi2,popcnt")]] inline std::int64_t count_avx512(
     const bool* mask, std::int64_t n) noexcept {
   std::int64_t total = 0;
@@ -80,6 +67,11 @@ struct Lanes512;
     compress(std::uint64_t k, __m512i v) noexcept {                                             \
       return _mm512_mask_compress_epi##BITS(v, static_cast<MASK>(k), v);                        \
     }                                                                                           \
+    using Mask = MASK;                                                                          \
+    [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static __m512i \
+    compress_k(MASK k, __m512i v) noexcept {                                                    \
+      return _mm512_mask_compress_epi##BITS(v, k, v);                                           \
+    }                                                                                           \
     [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static void    \
     store(void* d, std::uint64_t k, __m512i v) noexcept {                                       \
       _mm512_mask_storeu_epi##BITS(d, static_cast<MASK>(k), v);                                 \
@@ -106,30 +98,64 @@ RAGGED_LANES512(8, 64, __mmask8)
 //   from dst on: the rest of this block and the next one) covers its lanes,
 //   else masked. Either way nothing past the last kept element is written, and
 //   an empty part stores nothing (or, whole, lanes a later store overwrites).
+// The lane mask of vector C (of 64 / W lanes) of a full block whose mask
+// starts at `mask`, for vpcompress: from a byte mask, a test of the vector's
+// own mask bytes, made in a mask register where vpcompress reads it. (Moved
+// from a general register per vector, or shifted from the block's 64-bit
+// mask, it cost the whole-vector loop a quarter of its speed in cache with
+// GCC 12, and Clang 14 spilled it through the stack: 5x slower.) From bits,
+// the block's word shifted.
+template <std::size_t W, unsigned C>
+[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline auto lane_mask_avx512(
+    const bool* mask, std::uint64_t /*bits*/) noexcept {
+  constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
+  const bool* p = mask + std::ptrdiff_t{lanes} * C;
+  if constexpr (W == 1) {
+    const __m512i m = _mm512_loadu_si512(p);
+    return _mm512_test_epi8_mask(m, m);
+  } else if constexpr (W == 2) {
+    const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm256_test_epi8_mask(m, m);
+  } else if constexpr (W == 4) {
+    const __m128i m = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return _mm_test_epi8_mask(m, m);
+  } else {
+    const __m128i m = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    return static_cast<__mmask8>(_mm_test_epi8_mask(m, m));
+  }
+}
+template <std::size_t W, unsigned C>
+[[gnu::always_inline]] inline std::uint64_t lane_mask_avx512(Bits /*mask*/,
+                                                             std::uint64_t bits) noexcept {
+  constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
+  if constexpr (lanes == 64) return bits;
+  return (bits >> (C * lanes)) & ((std::uint64_t{1} << (lanes % 64)) - 1);
+}
+
 // A full block of 64 entries with whole-vector stores throughout, where the
 // next block alone keeps at least a vector's lanes (so every store lands
-// inside the output). The lane masks are shifted in mask registers, not moved
-// from general registers per vector, and each vector is compressed into its
-// own register (vpcompress merging into its source: with a zeroed
-// destination, AMD Zen 5 makes each compress wait for the previous one to
-// the same register, which halved the kernel's speed in cache).
-// Vector C of such a block (a function, not a lambda: GCC gives lambdas no target attribute).
-template <std::size_t W, unsigned C>
+// inside the output), vector C by vector C (a function, not a lambda: GCC
+// gives lambdas no target attribute). Each vector is compressed into its own
+// register (vpcompress merging into its source: with a zeroed destination,
+// AMD Zen 5 makes each compress wait for the previous one to the same
+// register, which halved the kernel's speed in cache).
+template <std::size_t W, unsigned C, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"), gnu::always_inline]] inline void
-compress_whole_avx512(const std::byte* src, __mmask64 k, std::uint64_t bits,
-                      std::byte*& dst) noexcept {
+compress_whole_avx512(const std::byte* src, M mask, std::uint64_t bits, std::byte*& dst) noexcept {
   constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
+  using Op = Lanes512<W>;
+  const auto k = static_cast<typename Op::Mask>(lane_mask_avx512<W, C>(mask, bits));
   const __m512i v = _mm512_loadu_si512(src + std::ptrdiff_t{64} * C);
-  _mm512_storeu_si512(dst, Lanes512<W>::compress(_kshiftri_mask64(k, C * lanes), v));
+  _mm512_storeu_si512(dst, Op::compress_k(k, v));
   dst += _mm_popcnt_u64(_bzhi_u64(bits >> (C * lanes), lanes)) * static_cast<std::ptrdiff_t>(W);
 }
 
-template <std::size_t W, unsigned... C>
+template <std::size_t W, class M, unsigned... C>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
   gnu::always_inline]] inline std::byte*
-compress_block_whole_avx512(const std::byte* src, __mmask64 k, std::uint64_t bits, std::byte* dst,
+compress_block_whole_avx512(const std::byte* src, M mask, std::uint64_t bits, std::byte* dst,
                             std::integer_sequence<unsigned, C...>) noexcept {
-  (compress_whole_avx512<W, C>(src, k, bits, dst), ...);
+  (compress_whole_avx512<W, C>(src, mask, bits, dst), ...);
   return dst;
 }
 
@@ -224,9 +250,8 @@ template <std::size_t W, Avx512Store S, class M>
   if constexpr (S == Avx512Store::whole) {
     constexpr auto lanes = 64 / static_cast<long long>(W);
     for (; n - i >= 128; i += 64) {
-      const __mmask64 k = mask_k_avx512(mask + i);
-      const std::uint64_t bits = _cvtmask64_u64(k);
-      const auto next = _mm_popcnt_u64(_cvtmask64_u64(mask_k_avx512(mask + i + 64)));
+      const std::uint64_t bits = mask_bits_avx512(mask + i, 64);
+      const auto next = _mm_popcnt_u64(mask_bits_avx512(mask + i + 64, 64));
       // Requests ahead except where the next block keeps a few entries (a
       // sparse mask): there the loop is bound by its reads, which the
       // hardware streams on its own, and requests of ours only compete
@@ -239,7 +264,7 @@ template <std::size_t W, Avx512Store S, class M>
       const std::byte* src = in + i * w;
       // Empty blocks are skipped unread, full ones copied (block_avx512).
       if (bits + 1 > 1 && next >= lanes)
-        dst = compress_block_whole_avx512<W>(src, k, bits, dst,
+        dst = compress_block_whole_avx512<W>(src, mask + i, bits, dst,
                                              std::make_integer_sequence<unsigned, W>{});
       else
         dst = block_avx512<W, S, true>(src, bits, dst, _mm_popcnt_u64(bits) + next);
