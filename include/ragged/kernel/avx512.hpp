@@ -87,17 +87,6 @@ RAGGED_LANES512(4, 32, __mmask16)
 RAGGED_LANES512(8, 64, __mmask8)
 #undef RAGGED_LANES512
 
-// Keeps the elements of one block of 64 (fewer at the end) selected by `bits`,
-// W bytes each, and returns the end of what it wrote. A Full block is loaded
-// whole; the last, partial one with loads masked by `bits`, so nothing past
-// the input's end is read. No branches on the data but one per vector with
-// Avx512Store::whole. The stores (cpu.hpp, Avx512Store):
-// - compress_store: vpcompress straight to memory;
-// - masked: compressed in a register, stored with the mask of its kept lanes;
-// - whole: the whole register where `room` (the kept elements known to follow
-//   from dst on: the rest of this block and the next one) covers its lanes,
-//   else masked. Either way nothing past the last kept element is written, and
-//   an empty part stores nothing (or, whole, lanes a later store overwrites).
 // The lane mask of vector C (of 64 / W lanes) of a full block whose mask
 // starts at `mask`, for vpcompress: from a byte mask, a test of the vector's
 // own mask bytes, made in a mask register where vpcompress reads it. (Moved
@@ -128,8 +117,10 @@ template <std::size_t W, unsigned C>
 [[gnu::always_inline]] inline std::uint64_t lane_mask_avx512(Bits /*mask*/,
                                                              std::uint64_t bits) noexcept {
   constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
-  if constexpr (lanes == 64) return bits;
-  return (bits >> (C * lanes)) & ((std::uint64_t{1} << (lanes % 64)) - 1);
+  if constexpr (lanes == 64)
+    return bits;
+  else
+    return (bits >> (C * lanes)) & ((std::uint64_t{1} << lanes) - 1);
 }
 
 // A full block of 64 entries with whole-vector stores throughout, where the
@@ -159,6 +150,17 @@ compress_block_whole_avx512(const std::byte* src, M mask, std::uint64_t bits, st
   return dst;
 }
 
+// Keeps the elements of one block of 64 (fewer at the end) selected by `bits`,
+// W bytes each, and returns the end of what it wrote. A Full block is loaded
+// whole; the last, partial one with loads masked by `bits`, so nothing past
+// the input's end is read. No branches on the data but one per vector with
+// Avx512Store::whole. The stores (cpu.hpp, Avx512Store):
+// - compress_store: vpcompress straight to memory;
+// - masked: compressed in a register, stored with the mask of its kept lanes;
+// - whole: the whole register where `room` (the kept elements known to follow
+//   from dst on: the rest of this block and the next one) covers its lanes,
+//   else masked. Either way nothing past the last kept element is written, and
+//   an empty part stores nothing (or, whole, lanes a later store overwrites).
 template <std::size_t W, Avx512Store S, bool Full>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
   gnu::always_inline]] inline std::byte*
@@ -270,8 +272,8 @@ template <std::size_t W, Avx512Store S, class M>
         dst = block_avx512<W, S, true>(src, bits, dst, _mm_popcnt_u64(bits) + next);
     }
   }
-  // The rest (all of it but with whole stores): a block's bits, and for
-  // whole stores the next block's, each read once.
+  // The rest of the input (all of it but with whole stores): a block's
+  // bits, and the next block's for `room`, each read once.
   std::uint64_t next = i < n ? mask_bits_avx512(mask + i, n - i) : 0;
   for (; i < n; i += 64) {
     if (prefetch) prefetch_block<W>(in, mask, i);
