@@ -245,8 +245,10 @@ block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst, std::int6
 // block's kept count decides: where it alone covers a vector's lanes, every
 // store of this block is a whole vector (compress_block_whole_avx512, no
 // case per vector); else the stores are chosen per vector by `room`. Both
-// blocks' masks are tested afresh each step (their bytes are in L1 by then):
-// no state but `dst` runs from one block to the next.
+// blocks' masks are tested afresh each step, and each vector's lane mask
+// again from its bytes (all in L1 by then): a test costs less than carrying
+// a mask from one step to the next through general registers, and no state
+// but `dst` runs from one block to the next.
 template <std::size_t W, Avx512Store S, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t compact_avx512(
     const std::byte* in, M mask, std::int64_t n, std::byte* out, bool prefetch) noexcept {
