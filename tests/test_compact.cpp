@@ -468,6 +468,40 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
   }
 }
 
+TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, nothing past them") {
+  // Rows wider than 8 bytes move as runs. Beyond the caches, runs from 4 KiB
+  // on are streamed where the level writes straight to the output, shorter
+  // ones copied with memcpy (run_copy): rows of 40 bytes to 8 KiB, in runs
+  // on either side of that length, to an output at an odd element offset.
+  RestoreIsa restore;
+  std::mt19937_64 rng(4096);
+  for (const auto& level : all_isas) {
+    if (!force(level)) continue;
+    for (const std::int64_t inner : {std::int64_t{10}, std::int64_t{1000}, std::int64_t{2048}}) {
+      const std::int64_t n = (std::int64_t{6} << 20) / inner;
+      std::vector<std::int32_t> in(static_cast<std::size_t>(n * inner));
+      for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
+      for (int density : {50, -1, 100}) {
+        const auto m = random_mask(rng, n, density);
+        auto mask = std::make_unique<bool[]>(m.size() + 1);
+        for (std::size_t r = 0; r < m.size(); ++r) mask[r] = m[r] != 0;
+        std::vector<std::int32_t> want;
+        for (std::int64_t r = 0; r < n; ++r)
+          if (m[static_cast<std::size_t>(r)])
+            want.insert(want.end(), in.begin() + r * inner, in.begin() + (r + 1) * inner);
+        std::vector<std::int32_t> out(want.size() + 3 + 64, -1);
+        INFO("isa " << level.name << ", inner " << inner << ", density " << density);
+        const auto* end = ragged::kernel::compact(in.data(), mask.get(), n, out.data() + 3, inner);
+        REQUIRE(end == out.data() + 3 + want.size());
+        CHECK(std::equal(want.begin(), want.end(), out.begin() + 3));
+        CHECK(std::all_of(out.begin(), out.begin() + 3, [](std::int32_t v) { return v == -1; }));
+        CHECK(std::all_of(out.begin() + 3 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                          [](std::int32_t v) { return v == -1; }));
+      }
+    }
+  }
+}
+
 TEST_CASE("compact of nothing does no size arithmetic") {
   // An empty tensor may have an inner size no buffer could hold.
   const std::int32_t* none = nullptr;

@@ -151,6 +151,13 @@ template <class M>
   return tables[isa == 2 ? 2 + static_cast<int>(active_avx512_store()) : isa];
 }
 
+// Whether the active level compacts straight into outputs beyond the caches
+// (AVX-512 with whole-vector stores, on AMD Zen 4 and Zen 5), where other
+// levels stage their output in L1 and stream it out.
+[[nodiscard]] inline bool writes_straight() noexcept {
+  return active_isa() == Isa::avx512 && active_avx512_store() == Avx512Store::whole;
+}
+
 // Whether outputs of elements of `width` bytes (0: rows moved as runs)
 // beyond the caches are compacted into an L1 stage and streamed out
 // (cpu.hpp): everywhere but where whole-vector stores run, and there too for
@@ -159,8 +166,28 @@ template <class M>
 // int8 2^26 at density 0.5 as a ratio to memcpy: masked and staged 1.38,
 // whole stores straight to the output 1.77, whole stores staged 2.03.)
 [[nodiscard]] inline bool stage_outputs(std::size_t width) noexcept {
-  return width == 1 ||
-         !(active_isa() == Isa::avx512 && active_avx512_store() == Avx512Store::whole);
+  return width == 1 || !writes_straight();
+}
+
+// How runs of whole rows are copied: from `stream_from` bytes on with
+// non-temporal stores (stream_copy, one 64-byte store per line where `wide`),
+// shorter runs with memcpy. Chosen once per call (run_copy).
+struct RunCopy {
+  std::size_t stream_from = static_cast<std::size_t>(-1);  // never
+  bool wide = false;
+};
+
+// The copy of runs into an output beyond the caches (`stream`) or not. Where
+// the level writes straight to the output (writes_straight), runs shorter
+// than 4 KiB are copied with memcpy: a short run's non-temporal stores and
+// the ordinary stores of its partial lines at either end cost more there
+// than the read for ownership they spare. (AMD Zen 5, family 0x1A, model 2,
+// 2^26 float in rows, density 0.5, runs streamed against memcpy'd: rows of
+// 256 bytes 17.3 ms against 14.1, 64 bytes 22.5 against 23.0, 4 KiB 9.8
+// against 10.0, 64 KiB 6.2 against 6.9.)
+[[nodiscard]] inline RunCopy run_copy(bool stream) noexcept {
+  if (!stream) return {};
+  return {writes_straight() ? std::size_t{4096} : 0, active_isa() == Isa::avx512};
 }
 
 // The byte width single elements move at: the row's own size when it is 1, 2,
@@ -184,29 +211,69 @@ template <class T, class M>
   return {implementation<M>().compact[slot], large};
 }
 
-// Whole rows [begin, end) of `row` elements each: one copy per run, streamed
-// when the output is large.
+// Whole rows [begin, end) of `row` elements each: one copy per run, as `how` says.
 template <class T>
 void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t row, T*& out,
-               bool stream) {
+               RunCopy how) {
   const auto n = (end - begin) * row;
   if constexpr (bytewise<T>) {
     const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
-    if (stream)
-      stream_copy(out, in + begin * row, bytes, active_isa() == Isa::avx512);
+    if (bytes >= how.stream_from)
+      stream_copy(out, in + begin * row, bytes, how.wide);
     else if (n)
       std::memcpy(static_cast<void*>(out), in + begin * row, bytes);
   } else {
-    (void)stream;
+    (void)how;
     std::copy(in + begin * row, in + begin * row + n, out);
   }
   out += n;
 }
 
+// Copies the rows of `rows` whose mask entry is true to `out` (row r spans
+// positions [rows.bound(r), rows.bound(r + 1)) of `inner` elements each), one
+// copy per maximal run of kept rows. Beyond the caches (`stream`), each run's first
+// load misses and the hardware's prefetchers do not see the gaps between runs
+// coming: runs are queued `depth` deep, the first lines of each requested when
+// it is found, and copied (run_copy) once `depth` later runs have been found.
+// Returns the number of positions kept; the caller fences what was streamed.
+template <class T, class M, class Index>
+std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64_t inner,
+                       bool stream) {
+  T* o = out;
+  std::int64_t kept = 0;
+  if (!stream) {
+    for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
+      copy_rows(in, rows.bound(b), rows.bound(e), inner, o, RunCopy{});
+      kept += rows.bound(e) - rows.bound(b);
+    });
+    return kept;
+  }
+  constexpr std::int64_t depth = 16;
+  std::int64_t queue[depth][2];
+  std::int64_t found = 0;
+  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
+  const auto how = run_copy(true);
+  for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
+    const auto lo = rows.bound(b), hi = rows.bound(e);
+    const auto* first = reinterpret_cast<const char*>(in + lo * inner);
+    const auto bytes = std::min<std::int64_t>((hi - lo) * row_bytes, 256);
+    for (std::int64_t at = 0; at < bytes; at += 64) prefetch(first + at);
+    auto& slot = queue[found % depth];
+    if (found >= depth) copy_rows(in, slot[0], slot[1], inner, o, how);
+    slot[0] = lo;
+    slot[1] = hi;
+    ++found;
+    kept += hi - lo;
+  });
+  for (auto q = std::max<std::int64_t>(0, found - depth); q < found; ++q)
+    copy_rows(in, queue[q % depth][0], queue[q % depth][1], inner, o, how);
+  return kept;
+}
+
 // One compaction of rows of `inner` elements, without chunking: single
 // elements of 1, 2, 4 or 8 bytes through `fn` (compaction_for), wider rows as
-// runs, non-trivial T by assignment. `stream` writes runs with non-temporal
-// stores. Returns the number of rows kept.
+// runs, non-trivial T by assignment. Runs are copied as run_copy(stream)
+// says (long ones with non-temporal stores). Returns the number of rows kept.
 template <class T, class M>
 std::int64_t compact_part(Compaction<M> fn, const T* in, M mask, std::int64_t n, T* out,
                           std::int64_t inner, bool stream) {
@@ -220,13 +287,7 @@ std::int64_t compact_part(Compaction<M> fn, const T* in, M mask, std::int64_t n,
       return j;
     }
   }
-  T* o = out;
-  std::int64_t kept = 0;
-  for_each_run(mask, n, [&](std::int64_t b, std::int64_t e) {
-    copy_rows(in, b, e, inner, o, stream);
-    kept += e - b;
-  });
-  return kept;
+  return copy_runs(in, mask, Rows<std::int64_t>::uniform(1, n), out, inner, stream);
 }
 
 // Whether a chunk that read `len` entries of `w` bytes (and their mask) and
@@ -373,7 +434,7 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
     kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, false), in, mask, n, out,
                                 inner, false);
   } else if (!detail::stage_outputs(detail::element_width<T>(inner))) {
-    // Straight to the output in one pass (runs still stream).
+    // Straight to the output in one pass (long runs still stream: run_copy).
     kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, true), in, mask, n, out,
                                 inner, true);
     detail::stream_fence();
@@ -447,37 +508,10 @@ T* compact(const T* in, M mask_in, Rows<Index> rows, T* out,
            std::int64_t inner = 1) noexcept(detail::bytewise<T>) {
   const auto mask = detail::mask_pointer(mask_in);
   if (rows.nrows <= 0) return out;
-  T* o = out;
   const bool stream = detail::worth_streaming<T>(rows.bound(rows.nrows) - rows.bound(0), inner);
-  if (!stream) {
-    detail::for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
-      detail::copy_rows(in, rows.bound(b), rows.bound(e), inner, o, false);
-    });
-    return o;
-  }
-  // Beyond the caches, each run's first load misses, and the hardware's
-  // prefetchers do not see the gaps between runs coming: runs are queued
-  // `depth` deep, the first lines of each requested when it is found, and
-  // copied once `depth` later runs have been found.
-  constexpr std::int64_t depth = 16;
-  std::int64_t queue[depth][2];
-  std::int64_t found = 0;
-  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
-  detail::for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
-    const auto lo = rows.bound(b), hi = rows.bound(e);
-    const auto* first = reinterpret_cast<const char*>(in + lo * inner);
-    const auto bytes = std::min<std::int64_t>((hi - lo) * row_bytes, 256);
-    for (std::int64_t at = 0; at < bytes; at += 64) detail::prefetch(first + at);
-    auto& slot = queue[found % depth];
-    if (found >= depth) detail::copy_rows(in, slot[0], slot[1], inner, o, true);
-    slot[0] = lo;
-    slot[1] = hi;
-    ++found;
-  });
-  for (auto q = std::max<std::int64_t>(0, found - depth); q < found; ++q)
-    detail::copy_rows(in, queue[q % depth][0], queue[q % depth][1], inner, o, true);
-  detail::stream_fence();
-  return o;
+  const auto kept = detail::copy_runs(in, mask, rows, out, inner, stream);
+  if (stream) detail::stream_fence();
+  return out + kept * inner;
 }
 
 /// compact() on the calling thread: the overload the operations call by default.
