@@ -117,6 +117,37 @@ TEST_CASE("null mask entries count as false; nulls in data are rejected, naming 
                             {"level 0: 1 null lists (the first at position 1)"});
 }
 
+TEST_CASE("the first null is found at any position, across words and offsets") {
+  // One null among 5000 values, at either end of a 64-entry word or far in,
+  // behind an array offset of 0 or 3: the error names its logical position;
+  // in a mask, that entry reads false and is the one null counted.
+  for (const std::int64_t offset : {0, 3}) {
+    for (const std::int64_t at : {0, 62, 63, 64, 65, 127, 128, 1000, 4999}) {
+      INFO("offset " << offset << ", null at " << at);
+      std::vector<int> values(5000 + static_cast<std::size_t>(offset), 1);
+      std::vector<int> valid(values.size(), 1);
+      valid[static_cast<std::size_t>(offset + at)] = 0;
+      const auto dn = primitive<int>(values, offset);
+      dn->buffers[0] = arrow_test::bitmap(valid);
+      dn->null_buffer = {false, false};
+      dn->null_count = 1;
+      auto& d = ready(dn);
+      check_throws<arrow_error>(
+          [&] { (void)import_view<int>(d.schema, d.array); },
+          {"1 null values (the first at position " + std::to_string(at) + ")"});
+      std::vector<int> bits(5000, 1), mask_valid(5000, 1);
+      mask_valid[static_cast<std::size_t>(at)] = 0;
+      const auto mn = booleans(bits, offset, mask_valid);
+      auto& m = ready(mn);
+      const auto mask = import_mask(m.schema, m.array);
+      CHECK(mask.null_count() == 1);
+      const auto flat = mask.view().flat_values();
+      CHECK(ragged::kernel::count(flat.data(), flat.size()) == 4999);
+      CHECK_FALSE(flat.data()[at]);
+    }
+  }
+}
+
 TEST_CASE("nulls outside every row of a sliced array are not the data's") {
   // The child's first two values are null, but the parent's offsets start at 2:
   // no row reaches them (a slice of a larger list array, as pyarrow makes).

@@ -6,6 +6,8 @@
 // needs no Arrow library, only the two C structs the specification publishes.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -164,12 +166,15 @@ inline Nulls nulls_in(const ArrowArray* a, std::int64_t first, std::int64_t n) {
   }
   const auto bits = kernel::Bits{validity, 0} + (a->offset + first);
   out.count = n - kernel::count(bits, n);
-  if (out.count > 0)
-    for (std::int64_t i = 0; i < n; ++i)
-      if (!bits[i]) {
-        out.first = first + i;  // a logical position in the array
-        break;
-      }
+  // The first null, 64 entries a word (the bits past n are not read).
+  for (std::int64_t i = 0; out.count > 0 && i < n; i += 64) {
+    const auto len = std::min<std::int64_t>(64, n - i);
+    const auto in_range = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+    if (const auto null = ~kernel::detail::load_bits(bits + i, len) & in_range) {
+      out.first = first + i + std::countr_zero(null);  // a logical position in the array
+      break;
+    }
+  }
   return out;
 }
 
@@ -383,10 +388,10 @@ class Mask {
     auto bits = values
                     ? kernel::Bits{values, 0} + (w.leaf->offset + w.first)
                     : kernel::Bits{reinterpret_cast<const std::uint8_t*>(detail::empty_buffer), 0};
-    // Nulls before the first entry a row reaches are in no row: not counted.
-    const auto nulls = detail::nulls_in(w.leaf, w.first, w.count);
+    // Nulls before the first entry a row reaches are in no row: not counted,
+    // but still read as false. Each range's validity is read once.
     nulls_ = detail::nulls_in(w.leaf, w.reached, w.first + w.count - w.reached).count;
-    if (nulls.count > 0) {
+    if (nulls_ > 0 || detail::nulls_in(w.leaf, w.first, w.reached - w.first).count > 0) {
       // value AND valid, a word at a time, into storage of our own.
       const auto validity = kernel::Bits{static_cast<const std::uint8_t*>(w.leaf->buffers[0]), 0} +
                             (w.leaf->offset + w.first);
