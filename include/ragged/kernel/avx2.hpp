@@ -102,43 +102,43 @@ template <std::size_t W>
   }
 }
 
-// The groups of a block, each stored where the last one's kept elements end
-// (a function, not a lambda: GCC gives lambdas no target attribute).
-template <std::size_t W>
-[[gnu::target("avx2,popcnt"), gnu::always_inline]] inline void gather_groups_avx2(
-    const std::byte* src, std::uint64_t bits, std::byte* to) noexcept {
-  constexpr unsigned lanes = group_lanes<W>;
-  constexpr auto group_bytes = static_cast<std::ptrdiff_t>(lanes * W);
-  std::ptrdiff_t at = 0;  // bytes gathered
-  for (unsigned c = 0; c < 64 / lanes; ++c) {
-    const auto k = static_cast<unsigned>((bits >> (c * lanes)) & ((1u << lanes) - 1));
-    store_group_avx2<W>(src + group_bytes * c, k, to + at);
-    at += _mm_popcnt_u32(k) * static_cast<std::ptrdiff_t>(W);
-  }
-}
-
-// The kept elements of a block of 64, a group at a time (store_group_avx2),
-// with no branch per group. `room` is how many elements from `dst` on are
-// known to be kept (this block's and the next block's): where it covers
-// every group's store, each group is stored straight to the output (an
-// empty group's store is overwritten by the next); else the groups are
-// gathered in a block-sized buffer and exactly the kept bytes copied out, so
-// nothing past the last kept element is ever written. (With a branch per
-// group, and per element where the room ran out, sparse masks spent their
-// time on mispredictions: int16 at density 0.05 took 0.65 ns per element
-// beyond L1 on AMD Zen 5 forced to AVX2, 0.25 now.)
+// The kept elements of a block of 64, a group at a time (store_group_avx2).
+// `room` is how many elements from `dst` on are known to be kept (this
+// block's and the next block's): while it covers a group's whole store, the
+// group is stored straight to the output (an empty group's store is
+// overwritten by the next); the groups from the first it does not cover on
+// are gathered in a buffer on the stack and exactly their kept bytes copied
+// out, so nothing past the last kept element is ever written. (With a branch
+// per group on its kept lanes, and per element where the room ran out,
+// sparse masks spent their time on mispredictions: int16 at density 0.05
+// took 0.65 ns per element beyond L1 on AMD Zen 5 forced to AVX2, 0.25 now.)
 template <std::size_t W>
 [[gnu::target("avx2,popcnt"), gnu::always_inline]] inline std::byte* compress_groups_avx2(
     const std::byte* src, std::uint64_t bits, std::byte* dst, std::int64_t room) noexcept {
-  const auto total = static_cast<std::int64_t>(_mm_popcnt_u64(bits));
-  if (room >= total + group_lanes<W>) {
-    gather_groups_avx2<W>(src, bits, dst);
-  } else {
-    alignas(32) std::byte buffer[64 * W];
-    gather_groups_avx2<W>(src, bits, buffer);
-    std::memcpy(dst, buffer, static_cast<std::size_t>(total) * W);
+  constexpr unsigned lanes = group_lanes<W>;
+  constexpr auto w = static_cast<std::int64_t>(W);
+  const auto group = [bits](unsigned c) {
+    return static_cast<unsigned>((bits >> (c * lanes)) & ((1u << lanes) - 1));
+  };
+  std::int64_t at = 0;  // elements written
+  unsigned c = 0;
+  for (; c < 64 / lanes && at + lanes <= room; ++c) {
+    const auto k = group(c);
+    store_group_avx2<W>(src + lanes * w * c, k, dst + at * w);
+    at += _mm_popcnt_u32(k);
   }
-  return dst + total * static_cast<std::int64_t>(W);
+  if (c < 64 / lanes) {
+    alignas(32) std::byte buffer[64 * W];
+    std::int64_t gathered = 0;
+    for (; c < 64 / lanes; ++c) {
+      const auto k = group(c);
+      store_group_avx2<W>(src + lanes * w * c, k, buffer + gathered * w);
+      gathered += _mm_popcnt_u32(k);
+    }
+    std::memcpy(dst + at * w, buffer, static_cast<std::size_t>(gathered * w));
+    at += gathered;
+  }
+  return dst + at * w;
 }
 
 template <std::size_t W, class M>
