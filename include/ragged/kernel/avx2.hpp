@@ -23,14 +23,14 @@ namespace detail {
 // the front, each lane as `Parts` consecutive indices (a lane of Parts
 // bytes for pshufb, or of Parts 32-bit lanes for vpermd). The unused tail
 // repeats index 0, whatever it holds.
-template <unsigned Lanes, unsigned Parts>
+template <std::size_t Lanes, std::size_t Parts>
 constexpr auto lane_gather_table() {
-  std::array<std::array<std::uint8_t, Lanes * Parts>, (1u << Lanes)> t{};
-  for (unsigned m = 0; m < (1u << Lanes); ++m) {
-    unsigned k = 0;
-    for (unsigned lane = 0; lane < Lanes; ++lane)
+  std::array<std::array<std::uint8_t, Lanes * Parts>, (std::size_t{1} << Lanes)> t{};
+  for (std::size_t m = 0; m < t.size(); ++m) {
+    std::size_t k = 0;
+    for (std::size_t lane = 0; lane < Lanes; ++lane)
       if (m >> lane & 1)
-        for (unsigned part = 0; part < Parts; ++part)
+        for (std::size_t part = 0; part < Parts; ++part)
           t[m][k++] = static_cast<std::uint8_t>(Parts * lane + part);
   }
   return t;
