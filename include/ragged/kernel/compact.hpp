@@ -216,11 +216,15 @@ template <class T>
 void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t row, T*& out,
                RunCopy how) {
   const auto n = (end - begin) * row;
+  // Runs are never empty, but rows of no elements make n 0; the test also
+  // bounds the size the compiler sees (GCC 12 otherwise warns that a negative
+  // n would pass SIZE_MAX to memcpy).
+  if (n <= 0) return;
   if constexpr (bytewise<T>) {
     const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
     if (bytes >= how.stream_from)
       stream_copy(out, in + begin * row, bytes, how.wide);
-    else if (n)
+    else
       std::memcpy(static_cast<void*>(out), in + begin * row, bytes);
   } else {
     (void)how;
