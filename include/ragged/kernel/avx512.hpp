@@ -54,8 +54,7 @@ namespace detail {
 }
 
 // The AVX-512 operations on lanes of W bytes under a lane mask (the low 64 / W
-// bits of `k`; compress_k takes it as the mask type itself, made in a mask
-// register). compress merges into the register it compresses: with a zeroed
+// bits of `k`). compress merges into the register it compresses: with a zeroed
 // destination AMD Zen 5 makes each vpcompress wait for the previous one to
 // the same register (int32 2^14 in cache: 2.45x memcpy, 1.02 merged).
 template <std::size_t W>
@@ -69,12 +68,7 @@ struct Lanes512;
     }                                                                                           \
     [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static __m512i \
     compress(std::uint64_t k, __m512i v) noexcept {                                             \
-      return compress_k(static_cast<MASK>(k), v);                                               \
-    }                                                                                           \
-    using Mask = MASK;                                                                          \
-    [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static __m512i \
-    compress_k(MASK k, __m512i v) noexcept {                                                    \
-      return _mm512_mask_compress_epi##BITS(v, k, v);                                           \
+      return _mm512_mask_compress_epi##BITS(v, static_cast<MASK>(k), v);                        \
     }                                                                                           \
     [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2"), gnu::always_inline]] static void    \
     store(void* d, std::uint64_t k, __m512i v) noexcept {                                       \
@@ -91,66 +85,31 @@ RAGGED_LANES512(4, 32, __mmask16)
 RAGGED_LANES512(8, 64, __mmask8)
 #undef RAGGED_LANES512
 
-// The lane mask of vector C (of 64 / W lanes) of a full block whose mask
-// starts at `mask`, for vpcompress: from a byte mask, a test of the vector's
-// own mask bytes, made in a mask register where vpcompress reads it. (Moved
-// from a general register per vector, or shifted from the block's 64-bit
-// mask, it cost the whole-vector loop a quarter of its speed in cache with
-// GCC 12, and Clang 14 spilled it through the stack: 5x slower.) From bits,
-// the block's word shifted.
-template <std::size_t W, unsigned C>
-[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline auto lane_mask_avx512(
-    const bool* mask, std::uint64_t /*bits*/) noexcept {
-  constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
-  const bool* p = mask + std::ptrdiff_t{lanes} * C;
-  if constexpr (W == 1) {
-    const __m512i m = _mm512_loadu_si512(p);
-    return _mm512_test_epi8_mask(m, m);
-  } else if constexpr (W == 2) {
-    const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    return _mm256_test_epi8_mask(m, m);
-  } else if constexpr (W == 4) {
-    const __m128i m = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    return _mm_test_epi8_mask(m, m);
-  } else {
-    const __m128i m = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-    return static_cast<__mmask8>(_mm_test_epi8_mask(m, m));
-  }
-}
-template <std::size_t W, unsigned C>
-[[gnu::always_inline]] inline std::uint64_t lane_mask_avx512(Bits /*mask*/,
-                                                             std::uint64_t bits) noexcept {
-  constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
-  if constexpr (lanes == 64)
-    return bits;
-  else
-    return (bits >> (C * lanes)) & ((std::uint64_t{1} << lanes) - 1);
-}
-
 // A full block of 64 entries with whole-vector stores throughout, where the
 // next block alone keeps at least a vector's lanes (so every store lands
 // inside the output), vector C by vector C (a function, not a lambda: GCC
-// gives lambdas no target attribute). Each vector is compressed into its own
-// register (vpcompress merging into its source: with a zeroed destination,
-// AMD Zen 5 makes each compress wait for the previous one to the same
-// register, which halved the kernel's speed in cache).
-template <std::size_t W, unsigned C, class M>
+// gives lambdas no target attribute). Each vector's lane mask is the block's
+// bits shifted, and each vector is compressed into its own register
+// (vpcompress merging into its source: with a zeroed destination, AMD Zen 5
+// makes each compress wait for the previous one to the same register, which
+// halved the kernel's speed in cache).
+template <std::size_t W, unsigned C>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"), gnu::always_inline]] inline void
-compress_whole_avx512(const std::byte* src, M mask, std::uint64_t bits, std::byte*& dst) noexcept {
+compress_whole_avx512(const std::byte* src, std::uint64_t bits, std::byte*& dst) noexcept {
   constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
   using Op = Lanes512<W>;
-  const auto k = static_cast<typename Op::Mask>(lane_mask_avx512<W, C>(mask, bits));
+  const std::uint64_t k = _bzhi_u64(bits >> (C * lanes), lanes);
   const __m512i v = _mm512_loadu_si512(src + std::ptrdiff_t{64} * C);
-  _mm512_storeu_si512(dst, Op::compress_k(k, v));
-  dst += _mm_popcnt_u64(_bzhi_u64(bits >> (C * lanes), lanes)) * static_cast<std::ptrdiff_t>(W);
+  _mm512_storeu_si512(dst, Op::compress(k, v));
+  dst += _mm_popcnt_u64(k) * static_cast<std::ptrdiff_t>(W);
 }
 
-template <std::size_t W, class M, unsigned... C>
+template <std::size_t W, unsigned... C>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
   gnu::always_inline]] inline std::byte*
-compress_block_whole_avx512(const std::byte* src, M mask, std::uint64_t bits, std::byte* dst,
+compress_block_whole_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst,
                             std::integer_sequence<unsigned, C...>) noexcept {
-  (compress_whole_avx512<W, C>(src, mask, bits, dst), ...);
+  (compress_whole_avx512<W, C>(src, bits, dst), ...);
   return dst;
 }
 
@@ -244,11 +203,13 @@ block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst, std::int6
 // Avx512Store::whole: while this block and the next are whole, the next
 // block's kept count decides: where it alone covers a vector's lanes, every
 // store of this block is a whole vector (compress_block_whole_avx512, no
-// case per vector); else the stores are chosen per vector by `room`. Both
-// blocks' masks are tested afresh each step, and each vector's lane mask
-// again from its bytes (all in L1 by then): a test costs less than carrying
-// a mask from one step to the next through general registers, and no state
-// but `dst` runs from one block to the next.
+// case per vector); else the stores are chosen per vector by `room`. Each
+// block's mask is tested once, as the next block's, and its bits carried to
+// the step that compacts it; each vector's lane mask is those bits shifted.
+// (AMD Zen 5, family 0x1A model 2, bench_highway's int32 2^14 in cache, x
+// memcpy: 1.30 to 1.32 so, 1.45 to 1.86 testing both blocks' masks afresh
+// each step and each vector's lane mask again from its own bytes, three
+// processes each; GCC 12 and Clang 14 both keep the bits in registers.)
 template <std::size_t W, Avx512Store S, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t compact_avx512(
     const std::byte* in, M mask, std::int64_t n, std::byte* out, bool prefetch) noexcept {
@@ -257,9 +218,10 @@ template <std::size_t W, Avx512Store S, class M>
   std::int64_t i = 0;
   if constexpr (S == Avx512Store::whole) {
     constexpr auto lanes = 64 / static_cast<long long>(W);
+    std::uint64_t bits = n >= 128 ? mask_bits_avx512(mask, 64) : 0;
     for (; n - i >= 128; i += 64) {
-      const std::uint64_t bits = mask_bits_avx512(mask + i, 64);
-      const auto next = _mm_popcnt_u64(mask_bits_avx512(mask + i + 64, 64));
+      const std::uint64_t next_bits = mask_bits_avx512(mask + i + 64, 64);
+      const auto next = _mm_popcnt_u64(next_bits);
       // Requests ahead except where the next block keeps a few entries (a
       // sparse mask): there the loop is bound by its reads, which the
       // hardware streams on its own, and requests of ours only compete
@@ -272,10 +234,11 @@ template <std::size_t W, Avx512Store S, class M>
       const std::byte* src = in + i * w;
       // Empty blocks are skipped unread, full ones copied (block_avx512).
       if (bits + 1 > 1 && next >= lanes)
-        dst = compress_block_whole_avx512<W>(src, mask + i, bits, dst,
+        dst = compress_block_whole_avx512<W>(src, bits, dst,
                                              std::make_integer_sequence<unsigned, W>{});
       else
         dst = block_avx512<W, S, true>(src, bits, dst, _mm_popcnt_u64(bits) + next);
+      bits = next_bits;
     }
   }
   // The rest of the input (all of it but with whole stores): a block's
