@@ -370,7 +370,7 @@ TEST_CASE("count agrees at every level") {
   }
 }
 
-TEST_CASE("the parallel kernel equals the serial one on sizes that do split") {
+TEST_CASE("the parallel kernel equals the serial one on sizes that do split", "[threads]") {
   // Threads start from 2^16 entries per chunk: every size here takes the
   // parallel path for 2 or more threads. The sizes walk n mod 64 and n mod 128
   // around the chunk boundaries (n = 1 mod 128 once lost its last entries).

@@ -245,7 +245,7 @@ TEST_CASE("copy assignment has the strong guarantee") {
   }
 }
 
-TEST_CASE("an output that is also an input: boolean_mask(x, m, x) and friends") {
+TEST_CASE("an output that is also an input: boolean_mask(x, m, x) and friends", "[threads]") {
   // Every `out` overload computes into a temporary when `out` shares memory
   // with an input, so the result equals the one into a fresh output.
   SECTION("ragged data as out, int and string") {

@@ -258,7 +258,8 @@ TEST_CASE("owning types adopt a std::vector's memory") {
       {"row_splits"});
 }
 
-TEST_CASE("boolean_mask_to writes into caller memory and returns the view of what it wrote") {
+TEST_CASE("boolean_mask_to writes into caller memory and returns the view of what it wrote",
+          "[threads]") {
   const auto data = ragged::tensor<int>({{1, 2}, {3, 4}, {5, 6}});
   const auto mask = ragged::tensor<bool>({T, F, T});
   std::vector<int> room(6 + 2, -1);  // sized like the input, and two sentinels
