@@ -207,6 +207,7 @@ BENCHMARK(bench::memcpy_roofline)
     ->Arg(big / 2 * 8)
     ->Arg(small * 4)
     ->Arg(std::int64_t{1} << 28)
+    ->Arg(std::int64_t{1} << 20)
     ->UseRealTime();
 BENCHMARK(bench::malloc_memcpy_roofline)->Arg(big * 4)->UseRealTime();
 
@@ -250,8 +251,16 @@ BENCHMARK(kernel_compact_store<std::int32_t, Avx512Store::whole>)->Args({big, 50
 BENCHMARK(baseline_branchy<std::int32_t>)->Args({big, 500})->UseRealTime();
 BENCHMARK(baseline_branchfree<std::int32_t>)->Args({big, 500})->Args({small, 500})->UseRealTime();
 BENCHMARK(baseline_copy_if<std::int32_t>)->Args({big, 500})->UseRealTime();
-BENCHMARK(kernel_rows)->Args({std::int64_t{1} << 20, 64})->UseRealTime();
-BENCHMARK(baseline_rows_memcpy)->Args({std::int64_t{1} << 20, 64})->UseRealTime();
+// Rows of 256 bytes beyond the caches (runs queued and requested ahead), and
+// rows of 16 bytes, 1 MiB in all, in the caches (runs copied as found).
+BENCHMARK(kernel_rows)
+    ->Args({std::int64_t{1} << 20, 64})
+    ->Args({std::int64_t{1} << 16, 4})
+    ->UseRealTime();
+BENCHMARK(baseline_rows_memcpy)
+    ->Args({std::int64_t{1} << 20, 64})
+    ->Args({std::int64_t{1} << 16, 4})
+    ->UseRealTime();
 BENCHMARK(kernel_parallel)->Args({big, 2})->UseRealTime();
 BENCHMARK(memcpy_threads)->Args({big * 4, 2})->UseRealTime();
 

@@ -53,7 +53,10 @@ def main():
             base = ""
             for prefix, baseline in BASELINES.items():
                 if name.startswith(prefix):
-                    match = [m for n, m in medians.items() if n.startswith(baseline)]
+                    # The baseline of the same arguments where it has them, else its first.
+                    same = name[name.find("/"):]
+                    match = [m for n, m in medians.items() if n.startswith(baseline) and n.endswith(same)]
+                    match = match or [m for n, m in medians.items() if n.startswith(baseline)]
                     if match:
                         base = f"{b['real_time'] / match[0]['real_time']:.2f}"
             for prefix, loops in HIGHWAY.items():

@@ -121,8 +121,11 @@ std::int64_t compact_scalar(const std::byte* in, M mask, std::int64_t n, std::by
 /// Calls run(begin, end) for each maximal run of true entries in mask[0, n),
 /// in order. Runs are found from 64-entry bit words with trailing-zero
 /// counts: one branch per run, not per entry (random masks have short runs).
+/// Always inlined: its callers' lambdas capture by reference, and out of line
+/// every run reloaded what they capture after each copy (rows of 16 bytes in
+/// the caches took 1.4x the time; AMD Zen 5, family 0x1A model 2).
 template <class M, class Run>
-void for_each_run(M mask, std::int64_t n, Run&& run) {
+[[gnu::always_inline]] inline void for_each_run(M mask, std::int64_t n, Run&& run) {
   std::int64_t open = -1;  // the start of a run that reached the end of the previous word
   for (std::int64_t base = 0; base < n; base += 64) {
     const auto len = static_cast<int>(std::min<std::int64_t>(64, n - base));
