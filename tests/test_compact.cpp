@@ -112,6 +112,51 @@ TEST_CASE("compact over variable-length rows copies runs") {
   CHECK(runs == std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 2}, {3, 4}});
 }
 
+TEST_CASE("row selection copies runs of every short size exactly and writes nothing past them") {
+  // Runs of 1 to a few hundred bytes cross every size class of the inline
+  // short copy (kernel/stream.hpp: copy_bytes); uniform rows of several
+  // lengths and the same rows as splits must agree with a plain loop, and
+  // the guard bytes after the output must stay untouched.
+  using ragged::kernel::Rows;
+  std::mt19937_64 rng(77);
+  std::int64_t failures = 0;
+  for (std::int64_t inner : {0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 70})
+    for (std::int64_t length : {0, 1, 3})
+      for (int trial = 0; trial < 6 && failures < 5; ++trial) {
+        const auto nrows = static_cast<std::int64_t>(rng() % 150);
+        const auto positions = nrows * length;
+        std::vector<std::uint8_t> in(static_cast<std::size_t>(positions * inner));
+        for (auto& v : in) v = static_cast<std::uint8_t>(rng());
+        std::vector<char> mask_bytes(static_cast<std::size_t>(nrows));
+        for (auto& m : mask_bytes) m = static_cast<char>(rng() % 3 != 0);
+        const auto* mask = reinterpret_cast<const bool*>(mask_bytes.data());
+        std::vector<std::uint8_t> want;
+        for (std::int64_t r = 0; r < nrows; ++r)
+          if (mask[r])
+            want.insert(want.end(), in.begin() + r * length * inner,
+                        in.begin() + (r + 1) * length * inner);
+        std::vector<std::int64_t> splits;
+        for (std::int64_t r = 0; r <= nrows; ++r) splits.push_back(r * length);
+        for (const bool uniform : {true, false}) {
+          constexpr std::size_t guard = 80;
+          std::vector<std::uint8_t> out(want.size() + guard, 0xA5);
+          const auto rows = uniform ? Rows<std::int64_t>::uniform(length, nrows)
+                                    : Rows<std::int64_t>::of_splits(splits);
+          const auto* end = ragged::kernel::compact(in.data(), mask, rows, out.data(), inner);
+          const bool ok =
+              end == out.data() + want.size() &&
+              std::equal(want.begin(), want.end(), out.begin()) &&
+              std::all_of(out.end() - guard, out.end(), [](std::uint8_t b) { return b == 0xA5; });
+          if (!ok) {
+            ++failures;
+            UNSCOPED_INFO("inner " << inner << " length " << length << " rows " << nrows
+                                   << (uniform ? " uniform" : " splits"));
+          }
+        }
+      }
+  CHECK(failures == 0);
+}
+
 TEST_CASE("Bits walk Arrow's bit order: LSB first, across bytes, from any offset") {
   const std::uint8_t bytes[] = {0b10000001, 0b01000000, 0xff};
   const ragged::kernel::Bits b{bytes, 0};

@@ -211,26 +211,29 @@ template <class T, class M>
   return {implementation<M>().compact[slot], large};
 }
 
-// Whole rows [begin, end) of `row` elements each: one copy per run, as `how` says.
+// Whole rows [begin, end) of `row` elements each: one copy per run, as `how`
+// says. Returns the end of what it wrote. Always inlined, and the end is
+// returned rather than updated through a reference: either way round, the
+// output pointer went through memory once per run.
 template <class T>
-void copy_rows(const T* in, std::int64_t begin, std::int64_t end, std::int64_t row, T*& out,
-               RunCopy how) {
+[[gnu::always_inline]] inline T* copy_rows(const T* in, std::int64_t begin, std::int64_t end,
+                                           std::int64_t row, T* out, RunCopy how) {
   const auto n = (end - begin) * row;
   // Runs are never empty, but rows of no elements make n 0; the test also
   // bounds the size the compiler sees (GCC 12 otherwise warns that a negative
   // n would pass SIZE_MAX to memcpy).
-  if (n <= 0) return;
+  if (n <= 0) return out;
   if constexpr (bytewise<T>) {
     const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
     if (bytes >= how.stream_from)
       stream_copy(out, in + begin * row, bytes, how.wide);
     else
-      std::memcpy(static_cast<void*>(out), in + begin * row, bytes);
+      copy_bytes(static_cast<void*>(out), in + begin * row, bytes);
   } else {
     (void)how;
     std::copy(in + begin * row, in + begin * row + n, out);
   }
-  out += n;
+  return out + n;
 }
 
 // Copies the rows of `rows` whose mask entry is true to `out` (row r spans
@@ -242,9 +245,19 @@ template <class T, class M, class Index>
                                                std::int64_t inner) {
   T* o = out;
   std::int64_t kept = 0;
+  // Uniform rows: bounds by multiplication, with no branch and no loads per
+  // run (rows of 12 bytes in the caches: 0.85x the time of rows.bound()).
+  if (!rows.splits) {
+    const auto length = rows.length;
+    for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
+      o = copy_rows(in, b * length, e * length, inner, o, RunCopy{});
+      kept += e - b;
+    });
+    return kept * length;
+  }
   for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
     const auto lo = rows.bound(b), hi = rows.bound(e);
-    copy_rows(in, lo, hi, inner, o, RunCopy{});
+    o = copy_rows(in, lo, hi, inner, o, RunCopy{});
     kept += hi - lo;
   });
   return kept;
@@ -274,14 +287,14 @@ template <class T, class M, class Index>
     const auto bytes = std::min<std::int64_t>((hi - lo) * row_bytes, 1024);
     for (std::int64_t at = 0; at < bytes; at += 64) prefetch(first + at);
     auto& slot = queue[found % depth];
-    if (found >= depth) copy_rows(in, slot[0], slot[1], inner, o, how);
+    if (found >= depth) o = copy_rows(in, slot[0], slot[1], inner, o, how);
     slot[0] = lo;
     slot[1] = hi;
     ++found;
     kept += hi - lo;
   });
   for (auto q = std::max<std::int64_t>(0, found - depth); q < found; ++q)
-    copy_rows(in, queue[q % depth][0], queue[q % depth][1], inner, o, how);
+    o = copy_rows(in, queue[q % depth][0], queue[q % depth][1], inner, o, how);
   return kept;
 }
 
