@@ -245,21 +245,19 @@ template <class T, class M, class Index>
                                                std::int64_t inner) {
   T* o = out;
   std::int64_t kept = 0;
-  // Uniform rows: bounds by multiplication, with no branch and no loads per
-  // run (rows of 12 bytes in the caches: 0.85x the time of rows.bound()).
-  if (!rows.splits) {
-    const auto length = rows.length;
+  const auto copy = [&](auto bound) {
     for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
-      o = copy_rows(in, b * length, e * length, inner, o, RunCopy{});
-      kept += e - b;
+      const auto lo = bound(b), hi = bound(e);
+      o = copy_rows(in, lo, hi, inner, o, RunCopy{});
+      kept += hi - lo;
     });
-    return kept * length;
-  }
-  for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
-    const auto lo = rows.bound(b), hi = rows.bound(e);
-    o = copy_rows(in, lo, hi, inner, o, RunCopy{});
-    kept += hi - lo;
-  });
+  };
+  // Uniform rows' bounds by multiplication, with no branch and no loads per
+  // run (rows of 12 bytes in the caches: 0.85x the time of rows.bound()).
+  if (rows.splits)
+    copy([&](std::int64_t r) { return std::int64_t{rows.splits[r]}; });
+  else
+    copy([length = rows.length](std::int64_t r) { return r * length; });
   return kept;
 }
 
