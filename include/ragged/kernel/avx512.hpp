@@ -227,22 +227,40 @@ template <std::size_t W, Avx512Store S, class M>
   // with every lane set, cost the loop in cache. (AMD Zen 5, family 0x1A model 2,
   // density 0.5, x memcpy, one process: 1-D int8 2^16 2.73 with every mask
   // load masked, 1.64 so; int32 2^14 with masked stores 1.81 against 1.34.)
-  if constexpr (S != Avx512Store::whole) {
+  // Bytes in the caches store masked even where whole vectors run: there a
+  // whole store, which spans two lines wherever the output is not aligned,
+  // costs more than it spares (AMD Zen 5, family 0x1A model 2, int8 2^16, x
+  // memcpy: density 0.5 2.16 to 2.18 whole against 1.66 masked, 0.05 2.86
+  // against 1.60).
+  if (S != Avx512Store::whole || (W == 1 && !prefetch)) {
     // Each block's stores need only its own mask.
+    constexpr auto own = S == Avx512Store::whole ? Avx512Store::masked : S;
     for (; n - i >= 64; i += 64) {
       if (prefetch) prefetch_block<W>(in, mask, i);
-      dst = block_avx512<W, S, true>(in + i * w, mask_bits_avx512(mask + i, 64), dst, 0);
+      dst = block_avx512<W, own, true>(in + i * w, mask_bits_avx512(mask + i, 64), dst, 0);
     }
     if (i < n)
-      dst = block_avx512<W, S, false>(in + i * w, mask_bits_avx512(mask + i, n - i), dst, 0);
+      dst = block_avx512<W, own, false>(in + i * w, mask_bits_avx512(mask + i, n - i), dst, 0);
     return (dst - out) / w;
   }
   constexpr auto lanes = 64 / static_cast<long long>(W);
-  std::uint64_t bits = n >= 128 ? mask_bits_avx512(mask, 64) : 0;
-  for (; n - i >= 128; i += 64) {
-    const std::uint64_t next_bits = mask_bits_avx512(mask + i + 64, 64);
-    const auto next = _mm_popcnt_u64(next_bits);
-    // Requests ahead except where the next block keeps a few entries (a
+  // How many blocks ahead are tested: enough that at density 0.5 their kept
+  // count usually covers a vector's lanes. Bytes need two (a vector is a whole
+  // block of 64 lanes, which one block ahead covers only about half the time,
+  // a branch the predictor then misses half the time).
+  constexpr int ahead = W == 1 ? 2 : 1;
+  constexpr std::int64_t span = 64 * (ahead + 1);
+  std::uint64_t bits = 0;
+  std::uint64_t later[ahead] = {};  // blocks i + 1 .. i + ahead - 1 (none where ahead is 1)
+  if (n >= span) {
+    bits = mask_bits_avx512(mask, 64);
+    for (int j = 0; j + 1 < ahead; ++j) later[j] = mask_bits_avx512(mask + 64 * (j + 1), 64);
+  }
+  for (; n - i >= span; i += 64) {
+    const std::uint64_t last_bits = mask_bits_avx512(mask + i + 64 * ahead, 64);
+    auto next = _mm_popcnt_u64(last_bits);  // kept by the `ahead` blocks after this one
+    for (int j = 0; j + 1 < ahead; ++j) next += _mm_popcnt_u64(later[j]);
+    // Requests ahead except where the next blocks keep a few entries (a
     // sparse mask): there the loop is bound by its reads, which the
     // hardware streams on its own, and requests of ours only compete with
     // them. Across empty blocks they bring in where kept entries resume.
@@ -250,19 +268,29 @@ template <std::size_t W, Avx512Store S, class M>
     // always, 0.76 so, 0.80 never; 0.5 0.94 always, 0.89 so, 1.05 never;
     // clustered runs of 1..1024 0.88 to 0.92 so, 1.01 to 1.02 without
     // requests across empty blocks.)
-    if (prefetch && (next >= lanes || next == 0)) prefetch_block<W>(in, mask, i);
+    // Every store of this block is a whole vector where the next blocks'
+    // kept entries cover a vector's lanes; a block of bytes is one vector,
+    // whose own kept lanes count as well.
+    const bool all_whole = (W == 1 ? _mm_popcnt_u64(bits) : 0) + next >= lanes;
+    if (prefetch && (all_whole || next == 0)) prefetch_block<W>(in, mask, i);
     const std::byte* src = in + i * w;
     // Empty blocks are skipped unread, full ones copied (block_avx512).
-    if (bits + 1 > 1 && next >= lanes)
+    if (bits + 1 > 1 && all_whole)
       dst =
           compress_block_whole_avx512<W>(src, bits, dst, std::make_integer_sequence<unsigned, W>{});
     else
       dst = block_avx512<W, S, true>(src, bits, dst,
                                      static_cast<std::int64_t>(_mm_popcnt_u64(bits) + next));
-    bits = next_bits;
+    if constexpr (ahead > 1) {
+      bits = later[0];
+      for (int j = 0; j + 2 < ahead; ++j) later[j] = later[j + 1];
+      later[ahead - 2] = last_bits;
+    } else {
+      bits = last_bits;
+    }
   }
-  // The last one or two blocks (all of a short input): a block's bits, and
-  // the next block's for `room`, each read once and no further than the input.
+  // The last blocks (all of a short input): a block's bits, and the next
+  // block's for `room`, each read once and no further than the input.
   std::uint64_t next = i < n ? mask_bits_avx512(mask + i, n - i) : 0;
   for (; i < n; i += 64) {
     const std::uint64_t last_bits = next;

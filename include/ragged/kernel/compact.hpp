@@ -121,9 +121,7 @@ constexpr Implementation<M> implementation_at() noexcept {
     impl.compact[3] = &compact_avx2<8, M>;
   } else if constexpr (Level >= 2) {
     constexpr auto store = static_cast<Avx512Store>(Level - 2);
-    // Bytes store masked where whole vectors run (stage_outputs says why).
-    constexpr auto byte_store = store == Avx512Store::whole ? Avx512Store::masked : store;
-    impl.compact[0] = &compact_avx512<1, byte_store, M>;
+    impl.compact[0] = &compact_avx512<1, store, M>;
     impl.compact[1] = &compact_avx512<2, store, M>;
     impl.compact[2] = &compact_avx512<4, store, M>;
     impl.compact[3] = &compact_avx512<8, store, M>;
@@ -158,15 +156,16 @@ template <class M>
   return active_isa() == Isa::avx512 && active_avx512_store() == Avx512Store::whole;
 }
 
-// Whether outputs of elements of `width` bytes (0: rows moved as runs)
-// beyond the caches are compacted into an L1 stage and streamed out
-// (cpu.hpp): everywhere but where whole-vector stores run, and there too for
-// bytes, which store masked: a vector of 64 bytes rarely has the 64 kept
-// entries after it that a whole store needs. (AMD Zen 5, family 0x1A, 1-D
-// int8 2^26 at density 0.5 as a ratio to memcpy: masked and staged 1.38,
-// whole stores straight to the output 1.77, whole stores staged 2.03.)
-[[nodiscard]] inline bool stage_outputs(std::size_t width) noexcept {
-  return width == 1 || !writes_straight();
+// Whether outputs beyond the caches are compacted into an L1 stage and
+// streamed out (cpu.hpp): everywhere but where whole-vector stores run. Bytes
+// there store whole vectors straight to the output too, where the next two
+// blocks' kept entries cover one (compact_avx512). (AMD Zen 5, family 0x1A
+// model 2, 1-D int8 2^26 at density 0.5, x memcpy, five processes: masked and
+// staged 1.18 to 1.31, whole and straight out 1.10 to 1.18, Highway's
+// Compress + StoreU 1.13 to 1.21; whole stores that tested one block ahead,
+// a branch missed half the time, had taken 1.77.)
+[[nodiscard]] inline bool stage_outputs() noexcept {
+  return !writes_straight();
 }
 
 // How runs of whole rows are copied: from `stream_from` bytes on with
@@ -361,7 +360,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   const auto fn = compaction_for<T, M>(inner, true);
   const bool wide = active_isa() == Isa::avx512;  // one 64-byte non-temporal store per line
   const auto w = static_cast<std::size_t>(inner) * sizeof(T);
-  const bool staged = stage_outputs(element_width<T>(inner));
+  const bool staged = stage_outputs();
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
   const std::int64_t chunk = std::max<std::int64_t>(64, stage_bytes / row_bytes / 64 * 64);
   alignas(64) std::byte stage[stage_bytes];
@@ -471,7 +470,7 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
   if (!detail::worth_streaming<T>(n, inner)) {
     kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, false), in, mask, n, out,
                                 inner, false);
-  } else if (!detail::stage_outputs(detail::element_width<T>(inner))) {
+  } else if (!detail::stage_outputs()) {
     // Straight to the output in one pass (long runs still stream: run_copy).
     kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, true), in, mask, n, out,
                                 inner, true);

@@ -34,7 +34,8 @@ enum class Avx512Store {
   /// past the kept ones land inside the output (later stores overwrite
   /// them); a masked store only where it does not, so the kernel still never
   /// writes past the last kept element. Written straight to the output, not
-  /// staged; one-byte elements store `masked`, staged, at this level.
+  /// staged. One-byte elements test two blocks ahead (a vector is a whole
+  /// block of them), and in the caches store masked.
   whole = 2,
 };
 
@@ -80,8 +81,8 @@ struct CpuFeatures {
 }
 
 /// The AVX-512 store that runs fastest on `id` (a CPU with the avx512 level).
-/// AMD's Zen 4 and Zen 5 store whole vectors, straight to the output (but
-/// one-byte elements, staged: compact.hpp). Zen 4 (family 0x19, 2 vCPUs of an
+/// AMD's Zen 4 and Zen 5 store whole vectors, straight to the output
+/// (compact.hpp, stage_outputs, has one-byte elements' figures). Zen 4 (family 0x19, 2 vCPUs of an
 /// EPYC, 1-D int32 2^26 into an existing output, as a ratio to memcpy):
 /// compress + masked store straight to the output took 0.82, the same staged
 /// in L1 and streamed 0.94 to 0.95, and Highway's compress + whole-vector
