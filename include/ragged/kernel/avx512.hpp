@@ -249,7 +249,7 @@ template <std::size_t W, Avx512Store S, class M>
   // block of 64 lanes, which one block ahead covers only about half the time,
   // a branch the predictor then misses half the time).
   constexpr int ahead = W == 1 ? 2 : 1;
-  constexpr std::int64_t span = 64 * (ahead + 1);
+  constexpr std::int64_t span = std::int64_t{64} * (ahead + 1);
   std::uint64_t bits = 0;
   std::uint64_t later[ahead] = {};  // blocks i + 1 .. i + ahead - 1 (none where ahead is 1)
   if (n >= span) {
