@@ -158,8 +158,8 @@ template <class M>
 
 // Whether outputs beyond the caches are compacted into an L1 stage and
 // streamed out (cpu.hpp): everywhere but where whole-vector stores run. Bytes
-// there store whole vectors straight to the output too, where the next two
-// blocks' kept entries cover one (compact_avx512). (AMD Zen 5, family 0x1A
+// there store whole vectors straight to the output too, where their own
+// block's and the next two blocks' kept entries cover one (compact_avx512). (AMD Zen 5, family 0x1A
 // model 2, 1-D int8 2^26 at density 0.5, x memcpy, five processes: masked and
 // staged 1.18 to 1.31, whole and straight out 1.10 to 1.18, Highway's
 // Compress + StoreU 1.13 to 1.21; whole stores that tested one block ahead,
