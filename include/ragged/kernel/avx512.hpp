@@ -201,17 +201,105 @@ block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst, std::int6
   return compress_block_avx512<W, S, Full>(src, bits, dst, room);
 }
 
+// compact_avx512 with Avx512Store::whole (it says how). `Prefetch` (inputs
+// beyond the caches) is a template parameter here, not compact_avx512's flag:
+// the loops in and beyond the caches group their blocks differently.
+template <std::size_t W, bool Prefetch, class M>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
+compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
+  constexpr auto S = Avx512Store::whole;
+  constexpr auto w = static_cast<std::int64_t>(W);
+  std::byte* dst = out;
+  std::int64_t i = 0;
+  constexpr auto lanes = 64 / static_cast<long long>(W);
+  // How many blocks ahead are tested: enough that at density 0.5 their kept
+  // count usually covers a vector's lanes. Bytes need two (a vector is a whole
+  // block of 64 lanes, which one block ahead covers only about half the time,
+  // a branch the predictor then misses half the time).
+  constexpr int ahead = W == 1 ? 2 : 1;
+  // How many blocks each step compacts on one test. In the caches every
+  // branch per block costs: two blocks per test, 2- and 4-byte elements (AMD
+  // Zen 5, family 0x1A model 2, x memcpy, against one block: int32 2^14 1.14
+  // to 1.17 against 1.21 to 1.22, int16 2^14 1.63 to 1.85 against 2.07 to
+  // 2.11; four blocks no better, and doubles 1.42 against 1.08). Beyond the
+  // caches two cost int32 at density 0.95 4 to 9%, doubles 2 to 3%.
+  constexpr int group = (W == 2 || W == 4) && !Prefetch ? 2 : 1;
+  constexpr int window = group + ahead;
+  constexpr std::int64_t span = std::int64_t{64} * window;
+  // The bits of the window's blocks, i .. i + window - 1: the group's, then
+  // the tested ones. Each block's mask is tested once and its bits carried.
+  std::uint64_t b[window] = {};
+  if (n >= span)
+    for (int j = 0; j < ahead; ++j) b[j] = mask_bits_avx512(mask + 64 * j, 64);
+  for (; n - i >= span; i += 64 * group) {
+    for (int j = ahead; j < window; ++j) b[j] = mask_bits_avx512(mask + i + 64 * j, 64);
+    std::int64_t next = 0;  // kept by the `ahead` blocks after the group
+    for (int j = group; j < window; ++j) next += static_cast<std::int64_t>(_mm_popcnt_u64(b[j]));
+    // Requests ahead except where the next blocks keep a few entries (a
+    // sparse mask): there the loop is bound by its reads, which the
+    // hardware streams on its own, and requests of ours only compete with
+    // them. Across empty blocks they bring in where kept entries resume.
+    // (AMD Zen 5, 1-D int32 2^26 x memcpy: density 0.05 0.91 prefetching
+    // always, 0.76 so, 0.80 never; 0.5 0.94 always, 0.89 so, 1.05 never;
+    // clustered runs of 1..1024 0.88 to 0.92 so, 1.01 to 1.02 without
+    // requests across empty blocks.)
+    // Every store of the group is a whole vector where the kept entries from
+    // its last vector on cover a vector's lanes (the earlier vectors have
+    // more after them). The next blocks' count, and where a vector is half a
+    // block or more (1- and 2-byte elements) the last vector's own too:
+    // without them, at density 0.5, the test fails about half the time and
+    // its branch is mispredicted as often. (AMD Zen 5, family 0x1A model 2,
+    // x memcpy, one process each: int16 2^25 1.22 to 1.36 without, 0.86 to
+    // 1.00 with. Counting them at every width cost int32 in cache 3 to 4%.)
+    const bool all_whole =
+        (lanes >= 32 ? _mm_popcnt_u64(b[group - 1] >> (64 - lanes)) : 0) + next >= lanes;
+    // Empty blocks are skipped unread and full ones copied (block_avx512).
+    bool plain = false;
+    for (int g = 0; g < group; ++g) plain |= b[g] + 1 <= 1;
+    if (Prefetch && (all_whole || next == 0))
+      for (int g = 0; g < group; ++g) prefetch_block<W>(in, mask, i + 64 * g);
+    const std::byte* src = in + i * w;
+    // One branch on both tests.
+    if (all_whole & !plain) {
+      for (int g = 0; g < group; ++g)
+        dst = compress_block_whole_avx512<W>(src + 64 * w * g, b[g], dst,
+                                             std::make_integer_sequence<unsigned, W>{});
+    } else {
+      auto room = next;
+      for (int g = 0; g < group; ++g) room += static_cast<std::int64_t>(_mm_popcnt_u64(b[g]));
+      for (int g = 0; g < group; ++g) {
+        dst = block_avx512<W, S, true>(src + 64 * w * g, b[g], dst, room);
+        room -= static_cast<std::int64_t>(_mm_popcnt_u64(b[g]));
+      }
+    }
+    for (int j = 0; j < ahead; ++j) b[j] = b[j + group];
+  }
+  // The last blocks (all of a short input): a block's bits, and the next
+  // block's for `room`, each read once and no further than the input.
+  std::uint64_t next = i < n ? mask_bits_avx512(mask + i, n - i) : 0;
+  for (; i < n; i += 64) {
+    const std::uint64_t last_bits = next;
+    next = n - i > 64 ? mask_bits_avx512(mask + i + 64, n - i - 64) : 0;
+    const auto room = static_cast<std::int64_t>(_mm_popcnt_u64(last_bits) + _mm_popcnt_u64(next));
+    const std::byte* src = in + i * w;
+    dst = n - i >= 64 ? block_avx512<W, S, true>(src, last_bits, dst, room)
+                      : block_avx512<W, S, false>(src, last_bits, dst, room);
+  }
+  return (dst - out) / w;
+}
+
 // The kernel at AVX-512, block by block. With `prefetch` (inputs beyond the
 // caches) each block requests one ahead (prefetch_block). (A run-time flag,
-// not a template parameter: one function per width and store, not two, for
-// a branch per block that is always predicted.)
+// not a template parameter, where the stores are masked: one function per
+// width and store, not two, for a branch per block that is always predicted.)
 //
-// Avx512Store::whole: while this block and the next are whole, the next
-// block's kept count decides: where it alone covers a vector's lanes, every
-// store of this block is a whole vector (compress_block_whole_avx512, no
-// case per vector); else the stores are chosen per vector by `room`. Each
-// block's mask is tested once, as the next block's, and its bits carried to
-// the step that compacts it; each vector's lane mask is those bits shifted.
+// Avx512Store::whole (compact_whole_avx512): while the step's blocks (one, or
+// two in the caches) and the next `ahead` are whole, the next blocks' kept
+// count decides: where it covers a vector's lanes, every store of the step
+// is a whole vector (compress_block_whole_avx512, no case per vector); else
+// the stores are chosen per vector by `room`. Each block's mask is tested
+// once, as a next block's, and its bits carried to the step that compacts
+// it; each vector's lane mask is those bits shifted.
 // (AMD Zen 5, family 0x1A model 2, bench_highway's int32 2^14 in cache, x
 // memcpy: 1.30 to 1.32 so, 1.45 to 1.86 testing both blocks' masks afresh
 // each step and each vector's lane mask again from its own bytes, three
@@ -243,69 +331,11 @@ template <std::size_t W, Avx512Store S, class M>
       dst = block_avx512<W, own, false>(in + i * w, mask_bits_avx512(mask + i, n - i), dst, 0);
     return (dst - out) / w;
   }
-  constexpr auto lanes = 64 / static_cast<long long>(W);
-  // How many blocks ahead are tested: enough that at density 0.5 their kept
-  // count usually covers a vector's lanes. Bytes need two (a vector is a whole
-  // block of 64 lanes, which one block ahead covers only about half the time,
-  // a branch the predictor then misses half the time).
-  constexpr int ahead = W == 1 ? 2 : 1;
-  constexpr std::int64_t span = std::int64_t{64} * (ahead + 1);
-  std::uint64_t bits = 0;
-  std::uint64_t later[ahead] = {};  // blocks i + 1 .. i + ahead - 1 (none where ahead is 1)
-  if (n >= span) {
-    bits = mask_bits_avx512(mask, 64);
-    for (int j = 0; j + 1 < ahead; ++j) later[j] = mask_bits_avx512(mask + 64 * (j + 1), 64);
-  }
-  for (; n - i >= span; i += 64) {
-    const std::uint64_t last_bits = mask_bits_avx512(mask + i + 64 * ahead, 64);
-    auto next = _mm_popcnt_u64(last_bits);  // kept by the `ahead` blocks after this one
-    for (int j = 0; j + 1 < ahead; ++j) next += _mm_popcnt_u64(later[j]);
-    // Requests ahead except where the next blocks keep a few entries (a
-    // sparse mask): there the loop is bound by its reads, which the
-    // hardware streams on its own, and requests of ours only compete with
-    // them. Across empty blocks they bring in where kept entries resume.
-    // (AMD Zen 5, 1-D int32 2^26 x memcpy: density 0.05 0.91 prefetching
-    // always, 0.76 so, 0.80 never; 0.5 0.94 always, 0.89 so, 1.05 never;
-    // clustered runs of 1..1024 0.88 to 0.92 so, 1.01 to 1.02 without
-    // requests across empty blocks.)
-    // Every store of this block is a whole vector where the kept entries from
-    // its last vector on cover a vector's lanes (the earlier vectors have
-    // more after them). The next blocks' count, and where a vector is half a
-    // block or more (1- and 2-byte elements) the last vector's own too:
-    // without them, at density 0.5, the test fails about half the time and
-    // its branch is mispredicted as often. (AMD Zen 5, family 0x1A model 2,
-    // x memcpy, one process each: int16 2^25 1.22 to 1.36 without, 0.86 to
-    // 1.00 with. Counting them at every width cost int32 in cache 3 to 4%.)
-    const bool all_whole = (lanes >= 32 ? _mm_popcnt_u64(bits >> (64 - lanes)) : 0) + next >= lanes;
-    if (prefetch && (all_whole || next == 0)) prefetch_block<W>(in, mask, i);
-    const std::byte* src = in + i * w;
-    // Empty blocks are skipped unread, full ones copied (block_avx512).
-    if (bits + 1 > 1 && all_whole)
-      dst =
-          compress_block_whole_avx512<W>(src, bits, dst, std::make_integer_sequence<unsigned, W>{});
-    else
-      dst = block_avx512<W, S, true>(src, bits, dst,
-                                     static_cast<std::int64_t>(_mm_popcnt_u64(bits) + next));
-    if constexpr (ahead > 1) {
-      bits = later[0];
-      for (int j = 0; j + 2 < ahead; ++j) later[j] = later[j + 1];
-      later[ahead - 2] = last_bits;
-    } else {
-      bits = last_bits;
-    }
-  }
-  // The last blocks (all of a short input): a block's bits, and the next
-  // block's for `room`, each read once and no further than the input.
-  std::uint64_t next = i < n ? mask_bits_avx512(mask + i, n - i) : 0;
-  for (; i < n; i += 64) {
-    const std::uint64_t last_bits = next;
-    next = n - i > 64 ? mask_bits_avx512(mask + i + 64, n - i - 64) : 0;
-    const auto room = static_cast<std::int64_t>(_mm_popcnt_u64(last_bits) + _mm_popcnt_u64(next));
-    const std::byte* src = in + i * w;
-    dst = n - i >= 64 ? block_avx512<W, S, true>(src, last_bits, dst, room)
-                      : block_avx512<W, S, false>(src, last_bits, dst, room);
-  }
-  return (dst - out) / w;
+  if constexpr (W == 1)  // bytes in the caches stored masked, above
+    return compact_whole_avx512<W, true>(in, mask, n, out);
+  else
+    return prefetch ? compact_whole_avx512<W, true>(in, mask, n, out)
+                    : compact_whole_avx512<W, false>(in, mask, n, out);
 }
 
 }  // namespace detail
