@@ -219,10 +219,11 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
   constexpr int ahead = W == 1 ? 2 : 1;
   // How many blocks each step compacts on one test. In the caches every
   // branch per block costs: two blocks per test, 2- and 4-byte elements (AMD
-  // Zen 5, family 0x1A model 2, x memcpy, against one block: int32 2^14 1.14
-  // to 1.17 against 1.21 to 1.22, int16 2^14 1.63 to 1.85 against 2.07 to
-  // 2.11; four blocks no better, and doubles 1.42 against 1.08). Beyond the
-  // caches two cost int32 at density 0.95 4 to 9%, doubles 2 to 3%.
+  // Zen 5, family 0x1A model 2, x memcpy, against one block, in the same
+  // processes: int32 2^14 1.12 to 1.18 against 1.21 to 1.23, int16 2^14 1.75
+  // to 1.87 against 2.07 to 2.12; four blocks no better for int32, and
+  // doubles 1.42 against 1.09). Beyond the caches two cost int32 at density
+  // 0.95 3 to 9%, doubles 2 to 3%.
   constexpr int group = (W == 2 || W == 4) && !Prefetch ? 2 : 1;
   constexpr int window = group + ahead;
   constexpr std::int64_t span = std::int64_t{64} * window;
