@@ -216,7 +216,7 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
   // count usually covers a vector's lanes. Bytes need two (a vector is a whole
   // block of 64 lanes, which one block ahead covers only about half the time,
   // a branch the predictor then misses half the time).
-  constexpr int ahead = W == 1 ? 2 : 1;
+  constexpr std::int64_t ahead = W == 1 ? 2 : 1;
   // How many blocks each step compacts on one test. In the caches every
   // branch per block costs: two blocks per test, 2- and 4-byte elements (AMD
   // Zen 5, family 0x1A model 2, x memcpy, against one block, in the same
@@ -224,18 +224,19 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
   // to 1.87 against 2.07 to 2.12; four blocks no better for int32, and
   // doubles 1.42 against 1.09). Beyond the caches two cost int32 at density
   // 0.95 3 to 9%, doubles 2 to 3%.
-  constexpr int group = (W == 2 || W == 4) && !Prefetch ? 2 : 1;
-  constexpr int window = group + ahead;
-  constexpr std::int64_t span = std::int64_t{64} * window;
+  constexpr std::int64_t group = (W == 2 || W == 4) && !Prefetch ? 2 : 1;
+  constexpr std::int64_t window = group + ahead;
+  constexpr std::int64_t span = 64 * window;
   // The bits of the window's blocks, i .. i + window - 1: the group's, then
   // the tested ones. Each block's mask is tested once and its bits carried.
   std::uint64_t b[window] = {};
   if (n >= span)
-    for (int j = 0; j < ahead; ++j) b[j] = mask_bits_avx512(mask + 64 * j, 64);
+    for (std::int64_t j = 0; j < ahead; ++j) b[j] = mask_bits_avx512(mask + 64 * j, 64);
   for (; n - i >= span; i += 64 * group) {
-    for (int j = ahead; j < window; ++j) b[j] = mask_bits_avx512(mask + i + 64 * j, 64);
+    for (std::int64_t j = ahead; j < window; ++j) b[j] = mask_bits_avx512(mask + i + 64 * j, 64);
     std::int64_t next = 0;  // kept by the `ahead` blocks after the group
-    for (int j = group; j < window; ++j) next += static_cast<std::int64_t>(_mm_popcnt_u64(b[j]));
+    for (std::int64_t j = group; j < window; ++j)
+      next += static_cast<std::int64_t>(_mm_popcnt_u64(b[j]));
     // Requests ahead except where the next blocks keep a few entries (a
     // sparse mask): there the loop is bound by its reads, which the
     // hardware streams on its own, and requests of ours only compete with
@@ -256,24 +257,25 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
         (lanes >= 32 ? _mm_popcnt_u64(b[group - 1] >> (64 - lanes)) : 0) + next >= lanes;
     // Empty blocks are skipped unread and full ones copied (block_avx512).
     bool plain = false;
-    for (int g = 0; g < group; ++g) plain |= b[g] + 1 <= 1;
+    for (std::int64_t g = 0; g < group; ++g) plain |= b[g] + 1 <= 1;
     if (Prefetch && (all_whole || next == 0))
-      for (int g = 0; g < group; ++g) prefetch_block<W>(in, mask, i + 64 * g);
+      for (std::int64_t g = 0; g < group; ++g) prefetch_block<W>(in, mask, i + 64 * g);
     const std::byte* src = in + i * w;
     // One branch on both tests.
     if (all_whole & !plain) {
-      for (int g = 0; g < group; ++g)
+      for (std::int64_t g = 0; g < group; ++g)
         dst = compress_block_whole_avx512<W>(src + 64 * w * g, b[g], dst,
                                              std::make_integer_sequence<unsigned, W>{});
     } else {
       auto room = next;
-      for (int g = 0; g < group; ++g) room += static_cast<std::int64_t>(_mm_popcnt_u64(b[g]));
-      for (int g = 0; g < group; ++g) {
+      for (std::int64_t g = 0; g < group; ++g)
+        room += static_cast<std::int64_t>(_mm_popcnt_u64(b[g]));
+      for (std::int64_t g = 0; g < group; ++g) {
         dst = block_avx512<W, S, true>(src + 64 * w * g, b[g], dst, room);
         room -= static_cast<std::int64_t>(_mm_popcnt_u64(b[g]));
       }
     }
-    for (int j = 0; j < ahead; ++j) b[j] = b[j + group];
+    for (std::int64_t j = 0; j < ahead; ++j) b[j] = b[j + group];
   }
   // The last blocks (all of a short input): a block's bits, and the next
   // block's for `room`, each read once and no further than the input.
