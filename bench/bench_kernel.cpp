@@ -82,7 +82,8 @@ void kernel_avx512_store(benchmark::State& state) {
   }
   run_loop<T>(state, [](const T* v, const bool* m, std::int64_t n, T* o) {
     return ragged::kernel::detail::compact_avx512<sizeof(T), S>(
-        reinterpret_cast<const std::byte*>(v), m, n, reinterpret_cast<std::byte*>(o), false);
+        reinterpret_cast<const std::byte*>(v), m, n, reinterpret_cast<std::byte*>(o),
+        ragged::kernel::detail::Reach::cached);
   });
 }
 

@@ -257,17 +257,23 @@ PackedBits pack_bits(const std::vector<char>& m, std::int64_t bit_offset) {
   return p;
 }
 
-// compact(), or with `large` the loop it runs on inputs beyond the caches
-// (requests ahead; where whole vectors run, bytes stored whole too), run here
-// on short inputs so that every length and tail meets it.
+using ragged::kernel::detail::Reach;
+
+// compact(), or beyond the caches the loops it runs on large inputs (requests
+// ahead; where whole vectors run, bytes stored whole too, and a streamed
+// output through L1 with non-temporal stores), run here on short inputs so
+// that every length, tail and output alignment meets them.
 template <class E, class M>
 std::int64_t compact_bytes(const unsigned char* src, M mask, std::int64_t n, unsigned char* dst,
-                           std::int64_t inner, bool large) {
+                           std::int64_t inner, Reach reach) {
   auto* out = reinterpret_cast<E*>(dst);
-  if (large)
-    if (const auto fn = ragged::kernel::detail::compaction_for<E, M>(inner, true))
-      return fn(reinterpret_cast<const std::byte*>(src), mask, n,
-                reinterpret_cast<std::byte*>(dst));
+  if (reach != Reach::cached)
+    if (const auto fn = ragged::kernel::detail::compaction_for<E, M>(inner, reach)) {
+      const auto kept =
+          fn(reinterpret_cast<const std::byte*>(src), mask, n, reinterpret_cast<std::byte*>(dst));
+      ragged::kernel::detail::stream_fence();
+      return kept;
+    }
   return (ragged::kernel::compact(reinterpret_cast<const E*>(src), mask, n, out, inner) - out) /
          inner;
 }
@@ -294,7 +300,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
   const auto packed = pack_bits(m, bit_offset);
   bool all_ok = true;
   for (const bool bits : {false, true})
-    for (const bool large : {false, true}) {
+    for (const Reach reach : {Reach::cached, Reach::beyond, Reach::streamed}) {
       std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
       const auto* src = in.data() + in_off;
       auto* dst = out.data() + out_off;
@@ -302,13 +308,13 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
         // The element types of each width, at unaligned addresses (as a byte buffer may be).
         switch (w) {
           case 1:
-            return compact_bytes<std::uint8_t>(src, mk, n, dst, inner, large);
+            return compact_bytes<std::uint8_t>(src, mk, n, dst, inner, reach);
           case 2:
-            return compact_bytes<std::uint16_t>(src, mk, n, dst, inner, large);
+            return compact_bytes<std::uint16_t>(src, mk, n, dst, inner, reach);
           case 4:
-            return compact_bytes<float>(src, mk, n, dst, inner, large);
+            return compact_bytes<float>(src, mk, n, dst, inner, reach);
           default:
-            return compact_bytes<double>(src, mk, n, dst, inner, large);
+            return compact_bytes<double>(src, mk, n, dst, inner, reach);
         }
       };
       const auto kept = bits ? run(packed.bits) : run(static_cast<const bool*>(mask.get()));
@@ -322,10 +328,12 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
         std::string ms;
         for (char c : m) ms += c ? '1' : '0';
         FAIL_CHECK((bits ? "bit mask at bit offset " + std::to_string(bit_offset) : "byte mask")
-                   << (large ? ", the loop beyond the caches" : "") << ", width " << w << ", n "
-                   << n << ", inner " << inner << ", in offset " << in_off << ", out offset "
-                   << out_off << ", kept " << kept << ", counted " << counted << ", expected bytes "
-                   << want.size() << "\nmask " << ms);
+                   << (reach == Reach::beyond     ? ", the loop beyond the caches"
+                       : reach == Reach::streamed ? ", the loop streaming its output"
+                                                  : "")
+                   << ", width " << w << ", n " << n << ", inner " << inner << ", in offset "
+                   << in_off << ", out offset " << out_off << ", kept " << kept << ", counted "
+                   << counted << ", expected bytes " << want.size() << "\nmask " << ms);
       }
       all_ok = all_ok && ok;
     }

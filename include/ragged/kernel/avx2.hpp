@@ -144,7 +144,7 @@ template <std::size_t W>
 template <std::size_t W, class M>
 [[gnu::target("avx2,popcnt")]] std::int64_t compact_avx2(const std::byte* in, M mask,
                                                          std::int64_t n, std::byte* out,
-                                                         bool /*prefetch: not used*/) noexcept {
+                                                         Reach /*how far: not used*/) noexcept {
   std::byte* dst = out;
   std::int64_t i = 0;
   // One block of lookahead: the next block's kept count bounds how far this

@@ -28,7 +28,8 @@
 /// count(mask, n) * inner elements and nothing more. Large outputs are written
 /// with non-temporal stores (they bypass the caches), fenced before the kernel
 /// returns, except where the CPU compacts faster straight into the output
-/// (Avx512Store::whole, on AMD Zen 4).
+/// (Avx512Store::whole on AMD Zen 4; Zen 5 streams it through L1,
+/// streams_through_l1).
 ///
 /// Masks (MaskPointer): bool bytes, where an entry is true when its byte is
 /// nonzero, on every path and at every instruction set (byte masks from NumPy
@@ -78,18 +79,18 @@ inline constexpr bool bytewise = std::is_trivially_copyable_v<T>;
 
 template <class M>
 using compact_fn = std::int64_t (*)(const std::byte* in, M mask, std::int64_t n, std::byte* out,
-                                    bool prefetch) noexcept;
+                                    Reach reach) noexcept;
 
-// A compaction chosen for a call (compaction_for): the function, and whether
-// it prefetches (inputs beyond the caches).
+// A compaction chosen for a call (compaction_for): the function, and where
+// its data lie (Reach, stream.hpp).
 template <class M>
 struct Compaction {
   compact_fn<M> fn = nullptr;
-  bool large = false;
+  Reach reach = Reach::cached;
   explicit operator bool() const noexcept { return fn != nullptr; }
   std::int64_t operator()(const std::byte* in, M mask, std::int64_t n,
                           std::byte* out) const noexcept {
-    return fn(in, mask, n, out, large);
+    return fn(in, mask, n, out, reach);
   }
 };
 
@@ -156,6 +157,13 @@ template <class M>
   return active_isa() == Isa::avx512 && active_avx512_store() == Avx512Store::whole;
 }
 
+// How the level compacts an output beyond the caches where it writes
+// straight to it: streamed through L1 where the CPU runs that faster
+// (streams_through_l1), else with ordinary stores.
+[[nodiscard]] inline Reach straight_reach() noexcept {
+  return streams_through_l1(cpu_features().id) ? Reach::streamed : Reach::beyond;
+}
+
 // Whether outputs beyond the caches are compacted into an L1 stage and
 // streamed out (cpu.hpp): everywhere but where whole-vector stores run. Bytes
 // there store whole vectors straight to the output too, where their own
@@ -203,11 +211,11 @@ template <class T>
 // The compaction a call runs, chosen once per call: the active level's
 // function for the row's byte width (null for rows moved as runs).
 template <class T, class M>
-[[nodiscard]] Compaction<M> compaction_for(std::int64_t inner, bool large) noexcept {
+[[nodiscard]] Compaction<M> compaction_for(std::int64_t inner, Reach reach) noexcept {
   const auto w = element_width<T>(inner);
   if (!w) return {};
   const int slot = w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3;
-  return {implementation<M>().compact[slot], large};
+  return {implementation<M>().compact[slot], reach};
 }
 
 // Whole rows [begin, end) of `row` elements each: one copy per run, as `how`
@@ -351,16 +359,18 @@ template <class M>
 // from the input); after each chunk [lo, end), `after(lo, end, kept_before,
 // kept_after)` sees how many rows had been kept before it and after it.
 // Whether a chunk is staged follows what the chunk before it kept
-// (worth_staging): sparse masks write straight to the output. Returns the
-// number of rows kept.
+// (worth_staging): sparse masks write straight to the output. Where the level
+// writes straight to the output (writes_straight), no chunk is staged: each
+// is compacted as straight_reach() says. Returns the number of rows kept.
 template <class T, class M, class After>
 std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::int64_t inner,
                              bool stream, After&& after) {
   constexpr std::int64_t stage_bytes = 8192;
-  const auto fn = compaction_for<T, M>(inner, true);
+  const bool staged = stage_outputs();
+  // Where the level writes straight to the output, its compaction may stream it.
+  const auto fn = compaction_for<T, M>(inner, stream && !staged ? straight_reach() : Reach::beyond);
   const bool wide = active_isa() == Isa::avx512;  // one 64-byte non-temporal store per line
   const auto w = static_cast<std::size_t>(inner) * sizeof(T);
-  const bool staged = stage_outputs();
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
   const std::int64_t chunk = std::max<std::int64_t>(64, stage_bytes / row_bytes / 64 * 64);
   alignas(64) std::byte stage[stage_bytes];
@@ -468,12 +478,12 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
   using Kind = std::remove_const_t<decltype(mask)>;
   std::int64_t kept = 0;
   if (!detail::worth_streaming<T>(n, inner)) {
-    kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, false), in, mask, n, out,
-                                inner, false);
+    kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, detail::Reach::cached), in,
+                                mask, n, out, inner, false);
   } else if (!detail::stage_outputs()) {
     // Straight to the output in one pass (long runs still stream: run_copy).
-    kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, true), in, mask, n, out,
-                                inner, true);
+    kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, detail::straight_reach()),
+                                in, mask, n, out, inner, true);
     detail::stream_fence();
   } else {
     kept = detail::compact_chunked(in, mask, n, out, inner, true,

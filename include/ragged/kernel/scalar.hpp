@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "bits.hpp"
+#include "stream.hpp"
 
 namespace ragged {
 inline namespace v0_1 {
@@ -103,7 +104,7 @@ void mask_words_scalar(M mask, std::int64_t n, std::uint64_t* words, std::int64_
 /// it is kept, so nothing past the last kept element is ever written.
 template <std::size_t W, class M>
 std::int64_t compact_scalar(const std::byte* in, M mask, std::int64_t n, std::byte* out,
-                            bool /*prefetch: not used*/ = false) noexcept {
+                            Reach /*how far: not used*/ = Reach::cached) noexcept {
   constexpr auto w = static_cast<std::int64_t>(W);
   std::int64_t j = 0;
   for (std::int64_t base = 0; base < n; base += 64) {

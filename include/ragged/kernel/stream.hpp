@@ -18,6 +18,17 @@ inline namespace v0_1 {
 namespace kernel {
 namespace detail {
 
+/// Where a compaction's data lie, which decides how it moves them (chosen per
+/// call, compact.hpp: compaction_for):
+/// - cached: input and output in the caches;
+/// - beyond: the input beyond them, its blocks requested ahead;
+/// - streamed: the output beyond them too, not to be read again soon. Where
+///   the level writes straight to the output (Avx512Store::whole), the
+///   output's lines go out whole with non-temporal stores, unfenced: the
+///   caller calls stream_fence(). Elsewhere as beyond (the caller stages and
+///   streams, compact.hpp: compact_chunked).
+enum class Reach : unsigned char { cached, beyond, streamed };
+
 // From this many input bytes on, the kernel streams its output: well past a
 // core's L2, where an output is not read again before it leaves the cache.
 inline constexpr std::int64_t stream_threshold_bytes = std::int64_t{16} << 20;
