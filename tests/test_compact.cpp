@@ -631,6 +631,15 @@ TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX
   STATIC_REQUIRE(choose_avx512_store({V::other, 6, 143, true}) == Avx512Store::masked);
   STATIC_REQUIRE(choose_avx512_store({V::amd, 0x17, 0x31, false}) == Avx512Store::masked);
   STATIC_REQUIRE(!ragged::kernel::cpu_has_fast_compress_store({V::amd, 0x19, 0x11, false}));
+  // Outputs beyond the caches stream through L1 on Zen 5 and later only
+  // (measured there); Zen 4 and Intel do not (their whole stores go straight
+  // out, or their levels stage and stream per chunk).
+  using ragged::kernel::streams_through_l1;
+  STATIC_REQUIRE(streams_through_l1({V::amd, 0x1a, 0x02, false}));
+  STATIC_REQUIRE(streams_through_l1({V::amd, 0x1b, 0x00, false}));
+  STATIC_REQUIRE(!streams_through_l1({V::amd, 0x19, 0x11, false}));
+  STATIC_REQUIRE(!streams_through_l1({V::intel, 6, 207, false}));
+  STATIC_REQUIRE(!streams_through_l1({V::other, 0x1a, 0x02, false}));
   // What this machine got is the rule applied to its CPUID.
   const auto& f = ragged::kernel::cpu_features();
   if (f.avx512) CHECK(f.avx512_store == choose_avx512_store(f.id));
