@@ -338,7 +338,6 @@ compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
   // from `head` on with ordinary stores.
   auto head = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(out) & 63);
   std::int64_t base = -head, pos = head, flushed = 0;
-  using Op = Lanes512<W>;
   std::int64_t i = 0;
   for (; n - i >= 64; i += 64) {
     prefetch_block<W>(in, mask, i);
@@ -360,16 +359,12 @@ compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
       flushed = 0;
     }
   }
-  if (i < n) {  // the last, partial block: its loads masked by its bits
-    constexpr auto lanes = 64 / static_cast<unsigned>(W);
-    const std::uint64_t bits = mask_bits_avx512(mask + i, n - i);
-    for (std::int64_t c = 0; c < w; ++c) {
-      const std::uint64_t k = _bzhi_u64(bits >> (c * lanes), lanes);
-      const __m512i v = Op::load(k, in + (i + c * lanes) * w);
-      _mm512_storeu_si512(ring + pos, Op::compress(k, v));
-      pos += static_cast<std::int64_t>(_mm_popcnt_u64(k)) * w;
-    }
-  }
+  // The last, partial block: loads masked by its bits, and every store whole
+  // (a room of two blocks: the buffer is ours).
+  if (i < n)
+    pos = block_avx512<W, Avx512Store::whole, false>(in + i * w, mask_bits_avx512(mask + i, n - i),
+                                                     ring + pos, 128) -
+          ring;
   // What is left: whole lines, then the last line's part.
   for (; 64 * (flushed + 1) <= pos; ++flushed)
     line_out_avx512(ring + 64 * flushed, out, base + 64 * flushed, head);
