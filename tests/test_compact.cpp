@@ -699,23 +699,29 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
         CHECK(bits_out == out);
         CHECK(bits_before == kept_before);
         // Uniform boundaries: short rows (many bounds per chunk), and rows as
-        // long as a chunk or longer (few bounds per chunk, some at its ends).
-        for (const std::int64_t length : {64, 1000, 2048, 3001, 4096, 20000}) {
+        // long as a chunk or longer (few bounds per chunk, some at its ends;
+        // where nothing is staged, one row per chunk). The values are the
+        // first rows * length entries' kept ones: a prefix of `plain`, and
+        // nothing is written past them.
+        for (const std::int64_t length : {64, 1000, 2048, 3001, 4096, 20000, 100000}) {
           const std::int64_t rows = n / length;
           std::vector<std::int64_t> uniform(static_cast<std::size_t>(rows) + 1, -1);
           for (const bool bit_packed : {false, true}) {
+            std::vector<std::int32_t> got(out.size(), -1);
             const auto rows_of = ragged::kernel::Rows<std::int64_t>::uniform(length, rows);
-            if (bit_packed)
-              ragged::kernel::compact(in.data(), packed.bits, rows * length, bits_out.data(), 1,
-                                      rows_of, uniform.data());
-            else
-              ragged::kernel::compact(in.data(), mask.get(), rows * length, out.data(), 1, rows_of,
-                                      uniform.data());
+            const auto end = bit_packed
+                                 ? ragged::kernel::compact(in.data(), packed.bits, rows * length,
+                                                           got.data(), 1, rows_of, uniform.data())
+                                 : ragged::kernel::compact(in.data(), mask.get(), rows * length,
+                                                           got.data(), 1, rows_of, uniform.data());
             std::int64_t running = 0;
             for (std::int64_t row = 0; row <= rows; ++row) {
               if (uniform[static_cast<std::size_t>(row)] != running) ++failures;
               if (row < rows) running += ragged::kernel::count(mask.get() + row * length, length);
             }
+            failures += end - got.data() != running;
+            for (std::size_t at = 0; at < got.size(); ++at)
+              failures += got[at] != (static_cast<std::int64_t>(at) < running ? plain[at] : -1);
           }
         }
         CHECK(failures == 0);
