@@ -164,16 +164,21 @@ compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst,
 // Requests the values and mask of the block `ahead` entries past entry i (2
 // KiB of a byte mask past it), for inputs beyond the caches: a single core's
 // memory bandwidth is bound by how many requests it has in flight. How far
-// ahead: at least 2 KiB of values, since narrow entries pass by quickly and the
-// same count of them is too short a lead (Intel family 6 model 167, x Highway's
-// CompressStore loop, 2^26 entries: int8 density 0.5 1.04 with 512 entries
-// ahead, 0.92 to 0.97 with 2048; int32 density 0.05 1.05 to 1.09 with the mask
-// 512 ahead, 0.99 to 1.05 with 2048; int32 and double were no faster with more
-// than 512).
+// ahead: at least 4 KiB of values, since narrow entries pass by quickly and the
+// same count of them is too short a lead, and at least 1024 entries (Intel
+// family 6 model 167, x Highway's CompressStore loop, 2^26 entries: int8
+// density 0.5 1.04 with 512 entries ahead, 0.92 to 0.97 with 2048; int32
+// density 0.05 1.05 to 1.09 with the mask 512 ahead, 0.99 to 1.05 with 2048;
+// int32 and double were no faster with more than 512. AMD Zen 5, family 0x1A
+// model 2, x Highway's best loop, three processes each: int32 density 0.05
+// 1.04 to 1.08 with 512 entries ahead, 0.71 to 0.96 with 1024, 1.02 with
+// 2048; density 0.5 0.81 to 0.91 against 0.76 to 0.84 with 1024; int8
+// 0.91 to 0.97 with 2048 entries ahead, 0.85 to 0.89 with 4096 in two of
+// three, the third noisy).
 template <std::size_t W, class M>
 [[gnu::always_inline]] inline void prefetch_block(const std::byte* in, M mask,
                                                   std::int64_t i) noexcept {
-  constexpr std::int64_t ahead = std::max<std::int64_t>(512, 2048 / static_cast<std::int64_t>(W));
+  constexpr std::int64_t ahead = std::max<std::int64_t>(1024, 4096 / static_cast<std::int64_t>(W));
   constexpr std::int64_t mask_ahead = 2048;
   const auto w = static_cast<std::int64_t>(W);
   for (std::int64_t c = 0; c < w; ++c) prefetch_ahead(in, (i + ahead) * w + c * 64);
