@@ -523,18 +523,21 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
   // The bounds in [lo, end] of each chunk. Where there are many (short rows),
   // from the chunk's mask bits (its bytes still in L1) and their prefix
   // counts, branch-free per bound. Where there are few (rows as long as a
-  // chunk or longer, as dense rows are), each inside bound counts its own
-  // prefix and a bound at the chunk's end is the kept count so far: the
-  // chunk's mask is not read again.
+  // chunk or longer, as dense rows are), each inside bound adds the count
+  // from the bound before it (the chunk's mask is read again once at most),
+  // and a bound at the chunk's end is the kept count so far.
   const auto report = [&](std::int64_t lo, std::int64_t end, std::int64_t kept_before_chunk,
                           std::int64_t kept_after_chunk) {
     constexpr std::int64_t few = 4;
     std::int64_t inside = 0;
     for (auto q = r; q < nbounds && mask_rows.bound(q) < end && inside <= few; ++q) ++inside;
     if (inside <= few) {
-      for (; r < nbounds && mask_rows.bound(r) < end; ++r)
-        out_splits[r] = static_cast<OutIndex>(kept_before_chunk +
-                                              kernel::count(mask + lo, mask_rows.bound(r) - lo));
+      auto running = kept_before_chunk;
+      for (auto at = lo; r < nbounds && mask_rows.bound(r) < end; ++r) {
+        running += kernel::count(mask + at, mask_rows.bound(r) - at);
+        at = mask_rows.bound(r);
+        out_splits[r] = static_cast<OutIndex>(running);
+      }
       for (; r < nbounds && mask_rows.bound(r) == end; ++r)
         out_splits[r] = static_cast<OutIndex>(kept_after_chunk);
       return;
