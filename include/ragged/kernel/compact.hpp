@@ -380,8 +380,9 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   // is counted again), and each chunk's output starts and ends its partial
   // lines once per row, not once per stage. (AMD Zen 5, family 0x1A model 2,
   // dense [4096, 4096] int32 to ragged, x the same data flattened, one
-  // process each: 1.06 to 1.08 so, 1.10 in chunks of 2048 entries; chunks of
-  // four rows, three bounds inside each counted again, 1.11 to 1.12.)
+  // process each: 1.01 to 1.08 so in five, 1.12 and 1.16 in two noisier
+  // ones; 1.10 in chunks of 2048 entries; chunks of two or four rows, their
+  // inside bounds counted again, 1.08 to 1.12.)
   if ((!staged || !stream) && row_length >= chunk) chunk = row_length;
   alignas(64) std::byte stage[stage_bytes];
   std::int64_t kept = 0;
