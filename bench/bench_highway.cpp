@@ -4,6 +4,7 @@
 // Built when Highway's headers are found. Every workload runs as ours, as
 // each Highway loop (at the native level), and both again forced to AVX2;
 // report.py prints ours / best Highway per workload.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,11 +23,13 @@ struct Flat {
   bench::big_vector<T> values;
   ragged::Tensor<bool> mask;
   bench::big_vector<T> out;
+  std::size_t kept = 0;
   Flat(std::int64_t n, int density_per_mille)
       : values(static_cast<std::size_t>(n)),
         mask(bench::make_mask(n, density_per_mille)),
         out(static_cast<std::size_t>(n) + 64) {
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<T>(i % 100);
+    kept = static_cast<std::size_t>(std::count(mask.data(), mask.data() + n, true));
   }
   [[nodiscard]] const std::uint8_t* bytes() const {
     return reinterpret_cast<const std::uint8_t*>(mask.data());
@@ -41,6 +44,7 @@ struct Rows {
   std::vector<std::int64_t> splits;
   bench::big_vector<std::int32_t> out;
   bench::big_vector<std::int64_t> out_splits;
+  std::size_t kept = 0;
   [[nodiscard]] std::size_t nrows() const { return splits.size() - 1; }
   [[nodiscard]] const std::uint8_t* bytes() const {
     return reinterpret_cast<const std::uint8_t*>(mask.data());
@@ -48,6 +52,7 @@ struct Rows {
   void make_room() {
     out.resize(static_cast<std::size_t>(values.size()) + 64);
     out_splits.resize(splits.size());
+    kept = static_cast<std::size_t>(std::count(mask.data(), mask.data() + mask.size(), true));
   }
 };
 
@@ -128,18 +133,23 @@ RAGGED_HWY_COPY(hwy_native)
 RAGGED_HWY_COPY(hwy_avx2)
 #undef RAGGED_HWY_COPY
 
-// Registers one workload as ours, ours_avx2, the four Highway loops and its
-// read-only loop. `ours` runs our side; `hwy(copy, storeu)` returns the Highway
-// side's loop; `read` loads every value and mask byte the workload must read
-// (hwy_read_only), over `items` entries of `value_bytes` in all.
+// Registers one workload as ours, ours_avx2, the four Highway loops, its
+// read-only loop and its read-write loop. `ours` runs our side; `hwy(copy,
+// storeu)` returns the Highway side's loop; `read(write)` loads every value
+// and mask byte the workload must read (hwy_read_only), and where `write`
+// also writes the bytes it keeps, over `items` entries of `value_bytes` in all.
 void add(const std::string& workload, const std::function<void(benchmark::State&)>& ours,
          const std::function<void(benchmark::State&, bool native, bool storeu)>& hwy,
-         const std::function<std::uint64_t()>& read, std::int64_t items, std::int64_t value_bytes) {
-  benchmark::RegisterBenchmark(("read_only/" + workload).c_str(), [read, items, value_bytes](
-                                                                      benchmark::State& s) {
-    timed(
-        s, [&] { benchmark::DoNotOptimize(read()); }, items, value_bytes);
-  })->UseRealTime();
+         const std::function<std::uint64_t(bool write)>& read, std::int64_t items,
+         std::int64_t value_bytes) {
+  for (const bool write : {false, true})
+    benchmark::RegisterBenchmark(((write ? "read_write/" : "read_only/") + workload).c_str(),
+                                 [read, write, items, value_bytes](benchmark::State& s) {
+                                   timed(
+                                       s, [&] { benchmark::DoNotOptimize(read(write)); }, items,
+                                       value_bytes);
+                                 })
+        ->UseRealTime();
   benchmark::RegisterBenchmark(("ours/" + workload).c_str(), ours)->UseRealTime();
   benchmark::RegisterBenchmark(("ours_avx2/" + workload).c_str(), [ours](benchmark::State& s) {
     at_avx2(s, [&] { ours(s); });
@@ -185,10 +195,11 @@ void add_flat(const std::string& workload, std::int64_t n, int density) {
             },
             n, bytes);
       },
-      [get, n] {
+      [get, n](bool write) {
         auto& in = get();
-        return bench::hwy_native::hwy_read_only(in.values.data(), sizeof(T), in.bytes(),
-                                                static_cast<std::size_t>(n));
+        return bench::hwy_native::hwy_read_only(
+            in.values.data(), sizeof(T), in.bytes(), static_cast<std::size_t>(n),
+            write ? in.out.data() : nullptr, in.kept * sizeof(T));
       },
       n, bytes);
 }
@@ -206,10 +217,11 @@ void add_rows(const std::string& workload, Rows& (*get)(),
             s, [&] { loop(r, r.out.data(), r.out_splits.data()); }, r.values.size(),
             r.values.size() * 4);
       },
-      [get] {
+      [get](bool write) {
         auto& r = get();
         return bench::hwy_native::hwy_read_only(r.values.data(), 4, r.bytes(),
-                                                static_cast<std::size_t>(r.values.size()));
+                                                static_cast<std::size_t>(r.values.size()),
+                                                write ? r.out.data() : nullptr, r.kept * 4);
       },
       get().values.size(), get().values.size() * 4);
 }

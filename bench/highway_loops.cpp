@@ -113,11 +113,23 @@ namespace {
 // accumulators in turn, and the mask's into a fourth: into one, each OR would
 // wait for the one before, and in the caches the loop would time that chain
 // rather than the reads (int32 2^14: five ORs in a row per 64 entries).
+// With an output (`out`, `out_bytes`), it also writes out_bytes bytes to it,
+// spread evenly over the loop as a compaction's kept bytes are: each step
+// advances the output by its share (in 1/65536ths of a byte: no division in
+// the loop) and stores there the fewest whole vectors of what it read that
+// cover the share (the same count every step: no branch), as a compaction that
+// stores whole vectors does; the last vector may reach up to one vector past
+// out_bytes, which the caller's output has room for.
 template <std::size_t W>
-std::uint64_t read_only_loop(const std::uint8_t* v, const std::uint8_t* mask, std::size_t n) {
+std::uint64_t read_only_loop(const std::uint8_t* v, const std::uint8_t* mask, std::size_t n,
+                             std::uint8_t* out, std::size_t out_bytes) {
   const hn::ScalableTag<std::uint8_t> d;
   const std::size_t lanes = hn::Lanes(d);  // mask entries per step
   auto at_mask = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  const std::size_t steps = n / lanes;
+  const std::size_t share = out && steps ? (out_bytes << 16) / steps : 0;
+  const std::size_t stores = ((share >> 16) + lanes) / lanes;  // vectors covering a share
+  std::size_t at = 0;
   std::size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     at_mask = hn::Or(at_mask, hn::LoadU(d, mask + i));
@@ -125,12 +137,17 @@ std::uint64_t read_only_loop(const std::uint8_t* v, const std::uint8_t* mask, st
       auto& acc = c % 3 == 0 ? a1 : c % 3 == 1 ? a2 : a3;
       acc = hn::Or(acc, hn::LoadU(d, v + (i * W) + c * lanes));
     }
+    if (out)
+      for (std::size_t c = 0; c < stores; ++c) hn::StoreU(a1, d, out + (at >> 16) + c * lanes);
+    at += share;
   }
   std::uint64_t tail = 0;
   for (; i < n; ++i) {
     tail |= mask[i];
     for (std::size_t c = 0; c < W; ++c) tail |= v[i * W + c];
   }
+  for (std::size_t o = at >> 16; out && o < out_bytes; ++o)
+    out[o] = static_cast<std::uint8_t>(tail);
   const auto all = hn::Or(hn::Or(at_mask, a1), hn::Or(a2, a3));
   return hn::GetLane(hn::SumsOf8(all)) | tail;
 }
@@ -138,17 +155,18 @@ std::uint64_t read_only_loop(const std::uint8_t* v, const std::uint8_t* mask, st
 }  // namespace
 
 std::uint64_t hwy_read_only(const void* values, std::size_t width, const std::uint8_t* mask,
-                            std::size_t n) {
+                            std::size_t n, void* out, std::size_t out_bytes) {
+  auto* o = static_cast<std::uint8_t*>(out);
   const auto* v = static_cast<const std::uint8_t*>(values);
   switch (width) {
     case 1:
-      return read_only_loop<1>(v, mask, n);
+      return read_only_loop<1>(v, mask, n, o, out_bytes);
     case 2:
-      return read_only_loop<2>(v, mask, n);
+      return read_only_loop<2>(v, mask, n, o, out_bytes);
     case 4:
-      return read_only_loop<4>(v, mask, n);
+      return read_only_loop<4>(v, mask, n, o, out_bytes);
     default:
-      return read_only_loop<8>(v, mask, n);
+      return read_only_loop<8>(v, mask, n, o, out_bytes);
   }
 }
 

@@ -19,7 +19,11 @@
 // `width` bytes and their `n` mask bytes, interleaved as a compaction reads
 // them, and returns an OR of it all. Beyond the caches it is about as fast as
 // reading those bytes gets on one core: a compaction near it (x 1.0) is bound
-// by its reads, and no store strategy can make it much faster.
+// by its reads, and no store strategy can make it much faster. Given an
+// output, it also writes `out_bytes` there, evenly over the loop and densely
+// with whole-vector stores: the memory traffic of a compaction that keeps
+// out_bytes, without the compaction (its time is the floor of any compaction
+// into an output in the caches, which each store first reads for ownership).
 #define RAGGED_HWY_LOOPS(ns)                                                                       \
   namespace bench::ns {                                                                            \
   template <class T>                                                                               \
@@ -34,7 +38,7 @@
                                std::size_t nrows, T* out, std::int64_t* out_splits);               \
   std::size_t hwy_lanes();                                                                         \
   std::uint64_t hwy_read_only(const void* values, std::size_t width, const std::uint8_t* mask,     \
-                              std::size_t n);                                                      \
+                              std::size_t n, void* out = nullptr, std::size_t out_bytes = 0);      \
   }
 RAGGED_HWY_LOOPS(hwy_native)
 RAGGED_HWY_LOOPS(hwy_avx2)
