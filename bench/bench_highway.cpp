@@ -231,6 +231,8 @@ void register_all() {
   add_flat<std::int32_t>("int32_2^26_density_0.5", big, 500);
   add_flat<std::int32_t>("int32_2^26_density_0.05", big, 50);
   add_flat<std::int32_t>("int32_2^26_density_0.95", big, 950);
+  // A selection that keeps few (an event-selection cut): most blocks of 64 keep nothing.
+  add_flat<std::int32_t>("int32_2^26_density_0.001", big, 1);
   add_flat<std::int32_t>("int32_2^26_clustered", big, -1);
   add_flat<double>("double_2^25_density_0.5", big / 2, 500);
   add_flat<std::int8_t>("int8_2^26_density_0.5", big, 500);

@@ -412,6 +412,42 @@ TEST_CASE("whole-vector stores end exactly at the last kept element, at every le
   }
 }
 
+TEST_CASE("the streamed loop's masks tested ahead: lengths about its lead, empty stretches") {
+  // compact_stream_avx512 tests each block's mask values_ahead entries (1024
+  // for 4- and 8-byte elements, 2048 for 2, 4096 for 1) before it compacts
+  // it and keeps the bits until then: lengths just below, at and past one
+  // and two leads, where the block ahead is the last whole one, a partial one
+  // or past the end; masks all false, all true, sparse, clustered, and
+  // blocks of 64 that are empty or mixed by turns (what the request of values
+  // leaves out). check_one runs every reach, so the streamed loop too.
+  RestoreIsa restore;
+  std::mt19937_64 rng(4242);
+  for (const auto& level : all_isas) {
+    if (!force(level)) continue;
+    INFO("isa " << level.name);
+    std::int64_t failures = 0;
+    for (std::size_t w : {1u, 2u, 4u, 8u}) {
+      const auto lead = std::max<std::int64_t>(1024, 4096 / static_cast<std::int64_t>(w));
+      for (std::int64_t n : {lead - 1, lead, lead + 1, lead + 63, lead + 64, lead + 65,
+                             2 * lead - 64, 2 * lead + 63, 2 * lead + 64, 3 * lead + 200})
+        for (int density : {0, 100, 1, -1, -3}) {
+          std::vector<char> m;
+          if (density == -3) {  // 64-entry blocks empty or mixed, at random
+            m.assign(static_cast<std::size_t>(n), 0);
+            for (std::int64_t b = 0; b < n; b += 64)
+              if (rng() % 3 == 0)
+                for (std::int64_t j = b; j < std::min(n, b + 64); ++j)
+                  m[static_cast<std::size_t>(j)] = static_cast<char>(rng() & 1);
+          } else {
+            m = random_mask(rng, n, density);
+          }
+          failures += !check_one(w, n, 1, 7, 9, m);
+        }
+    }
+    CHECK(failures == 0);
+  }
+}
+
 TEST_CASE("count agrees at every level") {
   RestoreIsa restore;
   std::mt19937_64 rng(99);

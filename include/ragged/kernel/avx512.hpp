@@ -161,29 +161,45 @@ compress_block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst,
   return dst;
 }
 
-// Requests the values of the block `ahead` entries past entry i, and its mask
-// `mask_ahead` entries past it, for inputs beyond the caches: a single core's
-// memory bandwidth is bound by how many requests it has in flight. How far
-// ahead: at least 4 KiB of values, since narrow entries pass by quickly and the
-// same count of them is too short a lead, and at least 1024 entries (Intel
-// family 6 model 167, x Highway's CompressStore loop, 2^26 entries: int8
-// density 0.5 1.04 with 512 entries ahead, 0.92 to 0.97 with 2048; int32
-// density 0.05 1.05 to 1.09 with the mask 512 ahead, 0.99 to 1.05 with 2048;
-// int32 and double were no faster with more than 512. AMD Zen 5, family 0x1A
-// model 2, x Highway's best loop, three processes each: int32 density 0.05
-// 1.04 to 1.08 with 512 entries ahead, 0.71 to 0.96 with 1024, 1.02 with
-// 2048; density 0.5 0.81 to 0.91 against 0.76 to 0.84 with 1024; int8
-// 0.91 to 0.97 with 2048 entries ahead, 0.85 to 0.89 with 4096 in two of
-// three, the third noisy). The mask leads the values by a KiB, at least 2
-// KiB of it: 2 KiB of mask lagged 4 KiB of int8 values (0.89 to 0.90, four
-// runs with the lead 0.78 to 0.96; int32's mask is 2 KiB ahead either way).
-template <std::size_t W, class M>
-[[gnu::always_inline]] inline void prefetch_block(const std::byte* in, M mask,
-                                                  std::int64_t i) noexcept {
-  constexpr std::int64_t ahead = std::max<std::int64_t>(1024, 4096 / static_cast<std::int64_t>(W));
-  constexpr std::int64_t mask_ahead = std::max<std::int64_t>(2048, ahead + 1024);
+// Requests the values of the block `ahead` (values_ahead) entries past entry i,
+// and its mask `mask_ahead` entries past it, for inputs beyond the caches: a
+// single core's memory bandwidth is bound by how many requests it has in
+// flight. How far ahead: at least 4 KiB of values, since narrow entries pass by
+// quickly and the same count of them is too short a lead, and at least 1024
+// entries (Intel family 6 model 167, x Highway's CompressStore loop, 2^26
+// entries: int8 density 0.5 1.04 with 512 entries ahead, 0.92 to 0.97 with
+// 2048; int32 density 0.05 1.05 to 1.09 with the mask 512 ahead, 0.99 to 1.05
+// with 2048; int32 and double were no faster with more than 512. AMD Zen 5,
+// family 0x1A model 2, x Highway's best loop, three processes each: int32
+// density 0.05 1.04 to 1.08 with 512 entries ahead, 0.71 to 0.96 with 1024,
+// 1.02 with 2048; density 0.5 0.81 to 0.91 against 0.76 to 0.84 with 1024; int8
+// 0.91 to 0.97 with 2048 entries ahead, 0.85 to 0.89 with 4096 in two of three,
+// the third noisy). The mask leads the values by a KiB, at least 2 KiB of it: 2
+// KiB of mask lagged 4 KiB of int8 values (0.89 to 0.90, four runs with the
+// lead 0.78 to 0.96; int32's mask is 2 KiB ahead either way).
+// Where the caller loads the mask `ahead` entries early (MaskLoadedAhead),
+// the mask is requested as far before that load as before a block's own.
+// Where the caller knows the block ahead keeps nothing (`bits_ahead` zero),
+// only its first line of values is requested, not all W: its values are not
+// needed, but with no request at all in empty stretches the loop ran slower
+// where kept entries resumed (AMD Zen 5, family 0x1A model 2, 2^26 entries,
+// runs of 1..1024 alike, x every line requested and each block tested as the
+// loop reaches it: int32 1.03 in two processes with none, 0.96 with the
+// first line, median of 9; int8 1.07 to 1.13 with none; one line in four,
+// int8 1.29, median of 9).
+template <std::size_t W>
+inline constexpr std::int64_t values_ahead =
+    std::max<std::int64_t>(1024, 4096 / static_cast<std::int64_t>(W));
+
+template <std::size_t W, bool MaskLoadedAhead = false, class M>
+[[gnu::always_inline]] inline void prefetch_block(const std::byte* in, M mask, std::int64_t i,
+                                                  std::uint64_t bits_ahead = ~0ull) noexcept {
+  constexpr std::int64_t ahead = values_ahead<W>;
+  constexpr std::int64_t mask_ahead =
+      std::max<std::int64_t>(2048, ahead + 1024) + (MaskLoadedAhead ? ahead : 0);
   const auto w = static_cast<std::int64_t>(W);
-  for (std::int64_t c = 0; c < w; ++c) prefetch_ahead(in, (i + ahead) * w + c * 64);
+  const std::int64_t lines = bits_ahead != 0 ? w : 1;
+  for (std::int64_t c = 0; c < lines; ++c) prefetch_ahead(in, (i + ahead) * w + c * 64);
   if constexpr (std::is_same_v<M, Bits>) {
     if (i % 512 == 0)  // one line of bits covers 512 entries
       prefetch_ahead(mask.data, (mask.offset + i + mask_ahead) / 8);
@@ -346,9 +362,25 @@ compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
   auto head = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(out) & 63);
   std::int64_t base = -head, pos = head, flushed = 0;
   std::int64_t i = 0;
+  // Each whole block's mask is tested `lead` blocks early, where its values
+  // are requested, and its bits kept here until the loop reaches it: the
+  // skip of an empty block then waits for no load when it was mispredicted,
+  // and the request can leave out the values of a block that keeps nothing
+  // (prefetch_block), unless the block at hand keeps some. (AMD Zen 5, family
+  // 0x1A model 2, 2^26 entries, x testing each block as it is reached,
+  // medians of 7 to 9 processes: runs of 1..1024 alike int32 0.96, int8 0.94,
+  // double 0.96; all false int32 0.47, double 0.32, int8 1.05; density 0.001
+  // int32 0.63; density 0.05 0.96, 0.5 1.01, 0.95 0.96, int8 0.96, double 0.85.)
+  constexpr std::int64_t ahead = values_ahead<W>, lead = ahead / 64;
+  std::uint64_t known[lead] = {};  // known[k % lead]: the bits of block k
+  for (std::int64_t k = 0; k < lead && n - 64 * k >= 64; ++k)
+    known[k] = mask_bits_avx512(mask + 64 * k, 64);
   for (; n - i >= 64; i += 64) {
-    prefetch_block<W>(in, mask, i);
-    const std::uint64_t bits = mask_bits_avx512(mask + i, 64);
+    auto& slot = known[(i / 64) % lead];
+    const std::uint64_t bits = slot;
+    // The block `lead` on, where whole (the loop stops before a partial one).
+    slot = n - i - ahead >= 64 ? mask_bits_avx512(mask + (i + ahead), 64) : 0;
+    prefetch_block<W, true>(in, mask, i, slot | bits);
     if (bits == 0) continue;  // not even read
     pos = compress_block_whole_avx512<W>(in + i * w, bits, ring + pos,
                                          std::make_integer_sequence<unsigned, W>{}) -
