@@ -207,6 +207,24 @@ struct RestoreIsa {
   }
 };
 
+// Runs `body(rng)` once at every level this CPU has, forced in turn (each
+// assertion inside names the level), then restores the level chosen at
+// start-up. One generator, seeded with `seed`, runs on across the levels.
+template <class Body>
+void at_every_level(std::uint64_t seed, Body body) {
+  RestoreIsa restore;
+  std::mt19937_64 rng(seed);
+  for (const auto& level : all_isas) {
+    if (!force(level)) {
+      WARN("this CPU lacks " << level.name << "; not tested here");
+      continue;
+    }
+    INFO("isa " << level.name);
+    CHECK(ragged::kernel::active_isa() == level.isa);
+    body(rng);
+  }
+}
+
 // Mask bytes for `density` percent true; -1: clustered runs; -2: raw bytes as
 // they arrive from NumPy or Arrow byte masks, about half zero and the others
 // any of 1, 2, 0x7f, 0x80, 0xff (all of which mean true).
@@ -344,16 +362,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
 
 TEST_CASE(
     "every instruction-set level agrees with the definition: widths, lengths, offsets, densities") {
-  RestoreIsa restore;
-  std::mt19937_64 rng(1234);
-  for (const auto& level : all_isas) {
-    const auto* name = level.name;
-    if (!force(level)) {
-      WARN("this CPU lacks " << name << "; not tested here");
-      continue;
-    }
-    INFO("isa " << name);
-    CHECK(ragged::kernel::active_isa() == level.isa);
+  at_every_level(1234, [](std::mt19937_64& rng) {
     std::int64_t failures = 0;
     for (std::size_t w : {1u, 2u, 4u, 8u}) {
       for (std::int64_t n = 0; n <= 300 && failures < 5; ++n)
@@ -377,7 +386,7 @@ TEST_CASE(
           for (std::size_t w : {1u, 4u, 8u})
             failures += !check_one(w, n, inner, 1, 2, random_mask(rng, n, density));
     CHECK(failures == 0);
-  }
+  });
 }
 
 TEST_CASE("whole-vector stores end exactly at the last kept element, at every level") {
@@ -385,11 +394,7 @@ TEST_CASE("whole-vector stores end exactly at the last kept element, at every le
   // one more, at the start or the end of their block, after a mixed block
   // and before empty ones: the whole-vector stores must stop inside the
   // output, whatever the width (check_one's sentinels, and AddressSanitizer).
-  RestoreIsa restore;
-  std::mt19937_64 rng(2026);
-  for (const auto& level : all_isas) {
-    if (!force(level)) continue;
-    INFO("isa " << level.name);
+  at_every_level(2026, [](std::mt19937_64& rng) {
     std::int64_t failures = 0;
     for (std::size_t w : {1u, 2u, 4u, 8u}) {
       const auto lanes = static_cast<std::int64_t>(64 / w);
@@ -409,7 +414,7 @@ TEST_CASE("whole-vector stores end exactly at the last kept element, at every le
             }
     }
     CHECK(failures == 0);
-  }
+  });
 }
 
 TEST_CASE("the streamed loop's masks tested ahead: lengths about its lead, empty stretches") {
@@ -420,11 +425,7 @@ TEST_CASE("the streamed loop's masks tested ahead: lengths about its lead, empty
   // or past the end; masks all false, all true, sparse, clustered, and
   // blocks of 64 that are empty or mixed by turns (what the request of values
   // leaves out). check_one runs every reach, so the streamed loop too.
-  RestoreIsa restore;
-  std::mt19937_64 rng(4242);
-  for (const auto& level : all_isas) {
-    if (!force(level)) continue;
-    INFO("isa " << level.name);
+  at_every_level(4242, [](std::mt19937_64& rng) {
     std::int64_t failures = 0;
     for (std::size_t w : {1u, 2u, 4u, 8u}) {
       const auto lead = std::max<std::int64_t>(1024, 4096 / static_cast<std::int64_t>(w));
@@ -445,16 +446,11 @@ TEST_CASE("the streamed loop's masks tested ahead: lengths about its lead, empty
         }
     }
     CHECK(failures == 0);
-  }
+  });
 }
 
 TEST_CASE("count agrees at every level") {
-  RestoreIsa restore;
-  std::mt19937_64 rng(99);
-  for (const auto& level : all_isas) {
-    const auto* name = level.name;
-    if (!force(level)) continue;
-    INFO("isa " << name);
+  at_every_level(99, [](std::mt19937_64& rng) {
     for (std::int64_t n : {0, 1, 7, 8, 9, 63, 64, 65, 127, 1000, 4097})
       for (int density : {50, -2}) {
         const auto m = random_mask(rng, n, density);
@@ -465,7 +461,7 @@ TEST_CASE("count agrees at every level") {
         INFO("n " << n << ", density " << density);
         CHECK(ragged::kernel::count(mask.get(), n) == want);
       }
-  }
+  });
 }
 
 TEST_CASE("the parallel kernel equals the serial one on sizes that do split", "[threads]") {
@@ -520,12 +516,8 @@ TEST_CASE("the parallel kernel equals the serial one on sizes that do split", "[
 TEST_CASE("row selection beyond the caches keeps the same rows, in order, and nothing past them") {
   // Inputs past the streaming threshold take the queued, prefetching path:
   // masks with fewer runs than its queue is deep, and with many.
-  RestoreIsa restore;
-  std::mt19937_64 rng(91);
   using ragged::kernel::Rows;
-  for (const auto& level : all_isas) {
-    const auto* name = level.name;
-    if (!force(level)) continue;
+  at_every_level(91, [](std::mt19937_64& rng) {
     for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
       std::vector<std::int64_t> splits{0};
       while (splits.back() < (std::int64_t{5} << 20) / inner)
@@ -549,7 +541,7 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
             want.insert(want.end(), in.begin() + splits[static_cast<std::size_t>(r)] * inner,
                         in.begin() + splits[static_cast<std::size_t>(r) + 1] * inner);
         std::vector<std::int32_t> out(want.size() + 64, -1);
-        INFO("isa " << name << ", inner " << inner << ", density " << density);
+        INFO("inner " << inner << ", density " << density);
         const auto* end = ragged::kernel::compact(
             in.data(), mask.get(), Rows<std::int64_t>::of_splits(splits), out.data(), inner);
         REQUIRE(end == out.data() + want.size());
@@ -563,7 +555,7 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
         CHECK(from_bits == out);
       }
     }
-  }
+  });
 }
 
 TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, nothing past them") {
@@ -571,10 +563,7 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
   // on are streamed where the level writes straight to the output, shorter
   // ones copied with memcpy (run_copy): rows of 40 bytes to 8 KiB, in runs
   // on either side of that length, to an output at an odd element offset.
-  RestoreIsa restore;
-  std::mt19937_64 rng(4096);
-  for (const auto& level : all_isas) {
-    if (!force(level)) continue;
+  at_every_level(4096, [](std::mt19937_64& rng) {
     for (const std::int64_t inner : {std::int64_t{10}, std::int64_t{1000}, std::int64_t{2048}}) {
       const std::int64_t n = (std::int64_t{6} << 20) / inner;
       std::vector<std::int32_t> in(static_cast<std::size_t>(n * inner));
@@ -588,7 +577,7 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
           if (m[static_cast<std::size_t>(r)])
             want.insert(want.end(), in.begin() + r * inner, in.begin() + (r + 1) * inner);
         std::vector<std::int32_t> out(want.size() + 3 + 64, -1);
-        INFO("isa " << level.name << ", inner " << inner << ", density " << density);
+        INFO("inner " << inner << ", density " << density);
         const auto* end = ragged::kernel::compact(in.data(), mask.get(), n, out.data() + 3, inner);
         REQUIRE(end == out.data() + 3 + want.size());
         CHECK(std::equal(want.begin(), want.end(), out.begin() + 3));
@@ -597,7 +586,7 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
                           [](std::int32_t v) { return v == -1; }));
       }
     }
-  }
+  });
 }
 
 TEST_CASE("compact of nothing does no size arithmetic") {
@@ -683,12 +672,7 @@ TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX
 }
 
 TEST_CASE("compact reports the kept count at row boundaries, in the same pass") {
-  RestoreIsa restore;
-  std::mt19937_64 rng(77);
-  for (const auto& level : all_isas) {
-    const auto* name = level.name;
-    if (!force(level)) continue;
-    INFO("isa " << name);
+  at_every_level(77, [](std::mt19937_64& rng) {
     // Small and large (streamed) inputs; rows of random length, some empty.
     for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{100}, std::int64_t{5000},
                            std::int64_t{5} << 20}) {
@@ -763,5 +747,5 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
         CHECK(failures == 0);
       }
     }
-  }
+  });
 }
