@@ -589,6 +589,127 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
   });
 }
 
+namespace {
+
+// The streamed loop that reports uniform rows' bounds (Implementation's
+// compact_marked, where whole-vector stores run), called straight on a short
+// input: the output bytes and the count reported at every bound below n, each
+// against the plain definition. Bytes and bit-packed masks, output at an odd
+// byte offset. Returns false on any difference.
+template <class M>
+bool check_marked(std::size_t w, std::int64_t n, std::int64_t every, const std::vector<char>& m,
+                  M mask) {
+  const auto fn = ragged::kernel::detail::implementation<M>()
+                      .compact_marked[ragged::kernel::detail::width_slot(w)];
+  if (!fn) return true;  // this level reports bounds chunk by chunk (compact_chunked)
+  std::vector<unsigned char> in(static_cast<std::size_t>(n) * w + 1);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 29 + 3);
+  std::vector<unsigned char> want;
+  std::vector<std::int64_t> want_marks;  // want_marks[r - 1]: kept before entry r * every
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (i > 0 && i % every == 0) want_marks.push_back(static_cast<std::int64_t>(want.size() / w));
+    if (m[static_cast<std::size_t>(i)])
+      for (std::size_t b = 0; b < w; ++b) want.push_back(in[static_cast<std::size_t>(i) * w + b]);
+  }
+  std::vector<unsigned char> out(want.size() + 3 + 64, 0xAB);
+  std::vector<std::int64_t> got(want_marks.size() + 1, -1);
+  const ragged::kernel::detail::Marks marks{
+      every, got.data(), [](void* to, std::int64_t r, std::int64_t kept) noexcept {
+        static_cast<std::int64_t*>(to)[r - 1] = kept;
+      }};
+  const auto kept = fn(reinterpret_cast<const std::byte*>(in.data()), mask, n,
+                       reinterpret_cast<std::byte*>(out.data() + 3), marks);
+  ragged::kernel::detail::stream_fence();
+  got.pop_back();  // the slot that catches a bound reported at or past n
+  return kept * static_cast<std::int64_t>(w) == static_cast<std::int64_t>(want.size()) &&
+         std::equal(want.begin(), want.end(), out.begin() + 3) &&
+         std::all_of(out.begin(), out.begin() + 3, [](unsigned char c) { return c == 0xAB; }) &&
+         std::all_of(out.begin() + 3 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                     [](unsigned char c) { return c == 0xAB; }) &&
+         got == want_marks;
+}
+
+// compact() with uniform mask rows on an input just past the streaming
+// threshold, against the plain definition: the kept values, nothing written
+// past them, and the result's splits (int32, as a ragged result's may be).
+template <class T>
+void check_uniform_rows_streamed(std::mt19937_64& rng) {
+  const auto threshold =
+      ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T));
+  // Several bounds a block, one at each block's start, inside blocks, and
+  // rows longer than the loop's lead; all but 64 end in a partial block.
+  for (const std::int64_t length : {3, 64, 1000, 4103}) {
+    const auto rows = threshold / length + 1;
+    const auto n = rows * length;
+    const auto m = random_mask(rng, n, length == 1000 ? -1 : 50);
+    std::vector<T> in(static_cast<std::size_t>(n)), want;
+    std::vector<std::int32_t> want_splits{0};
+    for (std::int64_t i = 0; i < n; ++i) {
+      in[static_cast<std::size_t>(i)] = static_cast<T>(i * 7 + 1);
+      if (m[static_cast<std::size_t>(i)]) want.push_back(in[static_cast<std::size_t>(i)]);
+      if ((i + 1) % length == 0) want_splits.push_back(static_cast<std::int32_t>(want.size()));
+    }
+    auto mask = std::make_unique<bool[]>(m.size());
+    for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
+    const auto packed = pack_bits(m, 6);
+    for (const bool bits : {false, true}) {
+      INFO("width " << sizeof(T) << ", row length " << length << (bits ? ", bit-packed" : ""));
+      std::vector<T> out(want.size() + 64, T{-1});
+      std::vector<std::int32_t> splits(static_cast<std::size_t>(rows) + 1, -1);
+      const auto uniform = ragged::kernel::Rows<std::int64_t>::uniform(length, rows);
+      const auto* end = bits ? ragged::kernel::compact(in.data(), packed.bits, n, out.data(), 1,
+                                                       uniform, splits.data())
+                             : ragged::kernel::compact(in.data(), mask.get(), n, out.data(), 1,
+                                                       uniform, splits.data());
+      REQUIRE(end == out.data() + want.size());
+      CHECK(std::equal(want.begin(), want.end(), out.begin()));
+      CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                        [](T v) { return v == T{-1}; }));
+      // The first wrong split, not two vectors of millions printed.
+      const auto [at, _] = std::mismatch(splits.begin(), splits.end(), want_splits.begin());
+      CHECK(at - splits.begin() == static_cast<std::ptrdiff_t>(splits.size()));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("uniform rows' bounds reported as the output streams: every width, length, offset") {
+  // Where outputs beyond the caches stream through L1 (AMD Zen 5), compact()
+  // with uniform mask rows (dense to ragged) makes the result's splits in the
+  // one streamed pass, the loop reporting each bound as it reaches it. Short
+  // inputs straight through that loop at every level that has it (bounds in
+  // the first block, the last, partial one, and the block a lead ahead; rows
+  // shorter than a block, as long, and longer), then compact() itself past
+  // the streaming threshold.
+  at_every_level(515, [](std::mt19937_64& rng) {
+    std::int64_t failures = 0;
+    for (std::size_t w : {1u, 2u, 4u, 8u})
+      for (const std::int64_t every : {1, 3, 63, 64, 65, 200, 1024, 5000})
+        for (const std::int64_t n : {0, 1, 63, 64, 65, 129, 1000, 4096, 4160, 9001})
+          for (int density : {50, 0, 100, -1}) {
+            const auto m = random_mask(rng, n, density);
+            auto mask = std::make_unique<bool[]>(m.size() + 1);
+            for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
+            const auto packed = pack_bits(m, 5);
+            const bool ok = check_marked(w, n, every, m, static_cast<const bool*>(mask.get())) &&
+                            check_marked(w, n, every, m, packed.bits);
+            if (!ok && ++failures <= 3)
+              FAIL_CHECK("width " << w << ", n " << n << ", every " << every << ", density "
+                                  << density);
+          }
+    CHECK(failures == 0);
+  });
+  // At the level chosen at start-up: where the loop is chosen by compact()
+  // itself, else its chunks (at every level, int32: "compact reports the
+  // kept count at row boundaries").
+  std::mt19937_64 rng(5151);
+  check_uniform_rows_streamed<std::int8_t>(rng);
+  check_uniform_rows_streamed<std::int16_t>(rng);
+  check_uniform_rows_streamed<float>(rng);
+  check_uniform_rows_streamed<double>(rng);
+}
+
 TEST_CASE("compact of nothing does no size arithmetic") {
   // An empty tensor may have an inner size no buffer could hold.
   const std::int32_t* none = nullptr;

@@ -98,10 +98,17 @@ struct Compaction {
 // bool* or Bits): one table per level, built at compile time, and the level
 // chosen by one index (implementation<M>()), not by a switch in each entry.
 template <class M>
+using marked_fn = std::int64_t (*)(const std::byte* in, M mask, std::int64_t n, std::byte* out,
+                                   const Marks& marks) noexcept;
+
+template <class M>
 struct Implementation {
   std::int64_t (*count)(M, std::int64_t) noexcept;
   void (*mask_words)(M, std::int64_t, std::uint64_t*, std::int64_t*, std::int64_t) noexcept;
   compact_fn<M> compact[4];  // by element width: 1, 2, 4, 8 bytes
+  // The streamed compaction that reports the bounds of uniform rows as it
+  // goes (Marks), by width; only where whole-vector stores run, null elsewhere.
+  marked_fn<M> compact_marked[4];
 };
 
 // The tables' order: scalar, avx2, then avx512 with each Avx512Store
@@ -113,7 +120,8 @@ constexpr Implementation<M> implementation_at() noexcept {
   Implementation<M> impl{
       &count_scalar,
       &mask_words_scalar<M>,
-      {&compact_scalar<1, M>, &compact_scalar<2, M>, &compact_scalar<4, M>, &compact_scalar<8, M>}};
+      {&compact_scalar<1, M>, &compact_scalar<2, M>, &compact_scalar<4, M>, &compact_scalar<8, M>},
+      {}};
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if constexpr (Level == 1) {
     impl.compact[0] = &compact_avx2<1, M>;
@@ -126,6 +134,12 @@ constexpr Implementation<M> implementation_at() noexcept {
     impl.compact[1] = &compact_avx512<2, store, M>;
     impl.compact[2] = &compact_avx512<4, store, M>;
     impl.compact[3] = &compact_avx512<8, store, M>;
+    if constexpr (store == Avx512Store::whole) {
+      impl.compact_marked[0] = &compact_stream_avx512<1, true, M>;
+      impl.compact_marked[1] = &compact_stream_avx512<2, true, M>;
+      impl.compact_marked[2] = &compact_stream_avx512<4, true, M>;
+      impl.compact_marked[3] = &compact_stream_avx512<8, true, M>;
+    }
   }
   if constexpr (Level >= 1) {
     if constexpr (std::is_same_v<M, Bits>) {
@@ -208,14 +222,29 @@ template <class T>
   return 0;
 }
 
+// The slot of a byte width (1, 2, 4 or 8) in Implementation's tables.
+[[nodiscard]] constexpr int width_slot(std::size_t w) noexcept {
+  return w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3;
+}
+
 // The compaction a call runs, chosen once per call: the active level's
 // function for the row's byte width (null for rows moved as runs).
 template <class T, class M>
 [[nodiscard]] Compaction<M> compaction_for(std::int64_t inner, Reach reach) noexcept {
   const auto w = element_width<T>(inner);
   if (!w) return {};
-  const int slot = w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3;
-  return {implementation<M>().compact[slot], reach};
+  return {implementation<M>().compact[width_slot(w)], reach};
+}
+
+// The compaction that reports the bounds of uniform rows as it streams its
+// output (compact_stream_avx512 with Marks), where the level streams outputs
+// beyond the caches through L1; else null (rows are then compacted a chunk
+// at a time, compact_chunked).
+template <class T, class M>
+[[nodiscard]] marked_fn<M> marked_for(std::int64_t inner) noexcept {
+  const auto w = element_width<T>(inner);
+  if (!w || !writes_straight() || straight_reach() != Reach::streamed) return nullptr;
+  return implementation<M>().compact_marked[width_slot(w)];
 }
 
 // Whole rows [begin, end) of `row` elements each: one copy per run, as `how`
@@ -378,8 +407,10 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   // Where no chunk is staged, its length need not fit the stage: chunks of
   // one long row each put every bound at a chunk's end (nothing in the mask
   // is counted again), and each chunk's output starts and ends its partial
-  // lines once per row, not once per stage. (AMD Zen 5, family 0x1A model 2,
-  // dense [4096, 4096] int32 to ragged, x the same data flattened, one
+  // lines once per row, not once per stage. (Measured on AMD Zen 5, family
+  // 0x1A model 2, before its streamed loop reported the bounds itself, as
+  // compact() with uniform rows now has it there; Zen 4's chunks still are
+  // rows. Dense [4096, 4096] int32 to ragged, x the same data flattened, one
   // process each: 1.01 to 1.08 so in five, 1.12 and 1.16 in two noisier
   // ones; 1.10 in chunks of 2048 entries; chunks of two or four rows, their
   // inside bounds counted again, 1.08 to 1.12.)
@@ -512,6 +543,7 @@ template <class T, MaskPointer M, class Index, class OutIndex>
 T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
            Rows<Index> mask_rows, OutIndex* out_splits) noexcept(detail::bytewise<T>) {
   const auto mask = detail::mask_pointer(mask_in);
+  using Kind = std::remove_const_t<decltype(mask)>;
   const auto nbounds = mask_rows.nrows + 1;
   const bool popcnt = active_isa() != Isa::scalar;  // every vector level has it
   std::int64_t r = 0;
@@ -552,9 +584,27 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
     r = detail::splits_in_chunk_at(popcnt, words, prefix, lo, end, mask_rows, r, nbounds,
                                    out_splits);
   };
-  const auto kept =
-      detail::compact_chunked(in, mask, n, out, inner, detail::worth_streaming<T>(n, inner),
-                              mask_rows.splits ? 0 : mask_rows.length, report);
+  const bool stream = detail::worth_streaming<T>(n, inner);
+  // Uniform rows where the level streams its output through L1: one pass,
+  // the loop reporting each bound as it reaches it.
+  if (const auto marked = stream && !mask_rows.splits && mask_rows.length > 0
+                              ? detail::marked_for<T, Kind>(inner)
+                              : nullptr) {
+    out_splits[r++] = OutIndex{0};
+    const detail::Marks marks{mask_rows.length, out_splits,
+                              [](void* to, std::int64_t row, std::int64_t kept) noexcept {
+                                static_cast<OutIndex*>(to)[row] = static_cast<OutIndex>(kept);
+                              }};
+    const auto kept = marked(reinterpret_cast<const std::byte*>(in), mask, n,
+                             reinterpret_cast<std::byte*>(out), marks);
+    detail::stream_fence();
+    // The bounds at n and past it (rows reported: those with bounds below n).
+    for (r = (n + mask_rows.length - 1) / mask_rows.length; r < nbounds; ++r)
+      out_splits[r] = static_cast<OutIndex>(kept);
+    return out + kept * inner;
+  }
+  const auto kept = detail::compact_chunked(in, mask, n, out, inner, stream,
+                                            mask_rows.splits ? 0 : mask_rows.length, report);
   for (; r < nbounds; ++r)
     out_splits[r] = static_cast<OutIndex>(kept);  // bounds at n, after the last chunk
   return out + kept * inner;

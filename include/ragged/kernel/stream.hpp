@@ -29,6 +29,18 @@ namespace detail {
 ///   streams, compact.hpp: compact_chunked).
 enum class Reach : unsigned char { cached, beyond, streamed };
 
+// The bounds of uniform rows (every `every` entries) at which a compaction
+// reports its running count as it goes: put(to, r, kept) with the entries
+// kept before entry r * every, for each r >= 1 with r * every < n. A pointer
+// to a function of the caller's, so that the loop is compiled once whatever
+// the index type of the splits it fills (a call per row; rows are long where
+// it is used).
+struct Marks {
+  std::int64_t every = 0;
+  void* to = nullptr;
+  void (*put)(void* to, std::int64_t r, std::int64_t kept) noexcept = nullptr;
+};
+
 // From this many input bytes on, the kernel streams its output: well past a
 // core's L2, where an output is not read again before it leaves the cache.
 inline constexpr std::int64_t stream_threshold_bytes = std::int64_t{16} << 20;
