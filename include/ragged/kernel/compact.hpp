@@ -382,6 +382,11 @@ template <class M>
   return 8 * kept * width >= len * width + mask_bytes;
 }
 
+// The most entries compact_chunked puts in a chunk of rows shorter than it:
+// compact() reads a chunk's mask bits into words on the stack to report its
+// bounds (and the stage of 8 KiB holds no more bytes).
+inline constexpr std::int64_t chunk_entries_max = 8192;
+
 // The kernel over chunks of the input, for outputs beyond the caches and for
 // reporting row splits: each chunk of elements is compacted into a small
 // buffer that stays in L1 and streamed out from there (runs stream straight
@@ -414,7 +419,16 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   // process each: 1.01 to 1.08 so in five, 1.12 and 1.16 in two noisier
   // ones; 1.10 in chunks of 2048 entries; chunks of two or four rows, their
   // inside bounds counted again, 1.08 to 1.12.)
-  if ((!staged || !stream) && row_length >= chunk) chunk = row_length;
+  // Shorter or explicit rows, where nothing is staged, stream in chunks as
+  // long as a report reads at once (chunk_entries_max), so that each
+  // chunk's start and end of its output stream come four times less often
+  // for int32. (AMD Zen 5, family 0x1A model 2, int32 in 2^20 ragged rows of
+  // 0..127 with a ragged mask, x chunks of 2048, medians of 25, five
+  // processes: 0.94 to 0.98.)
+  if ((!staged || !stream) && row_length >= chunk)
+    chunk = row_length;
+  else if (!staged && stream)
+    chunk = std::max(chunk, chunk_entries_max);
   alignas(64) std::byte stage[stage_bytes];
   std::int64_t kept = 0;
   bool stage_next = true;
@@ -575,7 +589,7 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
         out_splits[r] = static_cast<OutIndex>(kept_after_chunk);
       return;
     }
-    constexpr std::int64_t max_words = 8192 / 64 + 1;
+    constexpr std::int64_t max_words = detail::chunk_entries_max / 64 + 1;
     std::uint64_t words[max_words + 1];
     std::int64_t prefix[max_words + 1];
     const auto nwords = (end - lo + 63) / 64;
