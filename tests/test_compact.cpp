@@ -2,6 +2,7 @@
 #include <ragged/kernel/parallel.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -591,76 +592,99 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
 
 namespace {
 
-// The streamed loop that reports uniform rows' bounds (Implementation's
-// compact_marked, where whole-vector stores run), called straight on a short
-// input: the output bytes and the count reported at every bound below n, each
-// against the plain definition. Bytes and bit-packed masks, output at an odd
-// byte offset. Returns false on any difference.
+// What the streamed loop hands over as it goes (Report): the stretches it
+// reports must tile [0, n) in order, and their words and prefix counts give
+// the count kept before every position, at and between words.
+struct Seen {
+  std::vector<std::int64_t> before;  // before[p]: kept before entry p, as reported
+  std::int64_t next = 0;             // where the next stretch must start
+  bool tiled = true;
+};
+
+// The streamed loop that reports (Implementation's compact_reporting, where
+// whole-vector stores run), called straight on a short input: the output
+// bytes, and the counts its reports give at every position, each against the
+// plain definition; output at an odd byte offset. False on any difference.
 template <class M>
-bool check_marked(std::size_t w, std::int64_t n, std::int64_t every, const std::vector<char>& m,
-                  M mask) {
+bool check_reporting(std::size_t w, std::int64_t n, const std::vector<char>& m, M mask) {
   const auto fn = ragged::kernel::detail::implementation<M>()
-                      .compact_marked[ragged::kernel::detail::width_slot(w)];
-  if (!fn) return true;  // this level reports bounds chunk by chunk (compact_chunked)
+                      .compact_reporting[ragged::kernel::detail::width_slot(w)];
+  if (!fn) return true;  // this level reports chunk by chunk (compact_chunked)
   std::vector<unsigned char> in(static_cast<std::size_t>(n) * w + 1);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 29 + 3);
   std::vector<unsigned char> want;
-  std::vector<std::int64_t> want_marks;  // want_marks[r - 1]: kept before entry r * every
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (i > 0 && i % every == 0) want_marks.push_back(static_cast<std::int64_t>(want.size() / w));
-    if (m[static_cast<std::size_t>(i)])
+  std::vector<std::int64_t> want_before;
+  for (std::int64_t i = 0; i <= n; ++i) {
+    want_before.push_back(static_cast<std::int64_t>(want.size() / w));
+    if (i < n && m[static_cast<std::size_t>(i)])
       for (std::size_t b = 0; b < w; ++b) want.push_back(in[static_cast<std::size_t>(i) * w + b]);
   }
   std::vector<unsigned char> out(want.size() + 3 + 64, 0xAB);
-  std::vector<std::int64_t> got(want_marks.size() + 1, -1);
-  const ragged::kernel::detail::Marks marks{
-      every, got.data(), [](void* to, std::int64_t r, std::int64_t kept) noexcept {
-        static_cast<std::int64_t*>(to)[r - 1] = kept;
+  Seen seen{std::vector<std::int64_t>(static_cast<std::size_t>(n) + 1, -1)};
+  const ragged::kernel::detail::Report report{
+      &seen, [](void* to, std::int64_t lo, std::int64_t end, const std::uint64_t* words,
+                const std::int64_t* prefix) noexcept {
+        auto& s = *static_cast<Seen*>(to);
+        s.tiled = s.tiled && lo == s.next && end > lo &&
+                  end - lo <= ragged::kernel::detail::report_entries;
+        s.next = end;
+        for (std::int64_t at = 0; at <= end - lo; ++at)
+          s.before[static_cast<std::size_t>(lo + at)] =
+              prefix[at / 64] +
+              std::popcount(words[at / 64] & ((std::uint64_t{1} << (at % 64)) - 1));
       }};
   const auto kept = fn(reinterpret_cast<const std::byte*>(in.data()), mask, n,
-                       reinterpret_cast<std::byte*>(out.data() + 3), marks);
+                       reinterpret_cast<std::byte*>(out.data() + 3), report);
   ragged::kernel::detail::stream_fence();
-  got.pop_back();  // the slot that catches a bound reported at or past n
   return kept * static_cast<std::int64_t>(w) == static_cast<std::int64_t>(want.size()) &&
          std::equal(want.begin(), want.end(), out.begin() + 3) &&
          std::all_of(out.begin(), out.begin() + 3, [](unsigned char c) { return c == 0xAB; }) &&
          std::all_of(out.begin() + 3 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
                      [](unsigned char c) { return c == 0xAB; }) &&
-         got == want_marks;
+         seen.tiled && seen.next == n && (n == 0 || seen.before == want_before);
 }
 
-// compact() with uniform mask rows on an input just past the streaming
-// threshold, against the plain definition: the kept values, nothing written
-// past them, and the result's splits (int32, as a ragged result's may be).
+// compact() with mask rows on an input just past the streaming threshold,
+// against the plain definition: the kept values, nothing written past them,
+// and the result's splits (int32, as a ragged result's may be). Uniform rows
+// with several bounds a block, one at each block's start, bounds inside
+// blocks, rows longer than the loop's lead (all but 64 end in a partial
+// block); and explicit splits of 0..130 entries, empty rows among them.
 template <class T>
-void check_uniform_rows_streamed(std::mt19937_64& rng) {
+void check_rows_streamed(std::mt19937_64& rng) {
   const auto threshold =
       ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T));
-  // Several bounds a block, one at each block's start, inside blocks, and
-  // rows longer than the loop's lead; all but 64 end in a partial block.
-  for (const std::int64_t length : {3, 64, 1000, 4103}) {
-    const auto rows = threshold / length + 1;
-    const auto n = rows * length;
+  for (const std::int64_t length : {3, 64, 1000, 4103, 0}) {
+    std::vector<std::int64_t> bounds{0};
+    while (bounds.back() < threshold)
+      bounds.push_back(bounds.back() + (length ? length : static_cast<std::int64_t>(rng() % 131)));
+    const auto rows = static_cast<std::int64_t>(bounds.size()) - 1;
+    const auto n = bounds.back();
     const auto m = random_mask(rng, n, length == 1000 ? -1 : 50);
     std::vector<T> in(static_cast<std::size_t>(n)), want;
     std::vector<std::int32_t> want_splits{0};
-    for (std::int64_t i = 0; i < n; ++i) {
-      in[static_cast<std::size_t>(i)] = static_cast<T>(i * 7 + 1);
-      if (m[static_cast<std::size_t>(i)]) want.push_back(in[static_cast<std::size_t>(i)]);
-      if ((i + 1) % length == 0) want_splits.push_back(static_cast<std::int32_t>(want.size()));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (auto i = bounds[static_cast<std::size_t>(r)];
+           i < bounds[static_cast<std::size_t>(r) + 1]; ++i) {
+        in[static_cast<std::size_t>(i)] = static_cast<T>(i * 7 + 1);
+        if (m[static_cast<std::size_t>(i)]) want.push_back(in[static_cast<std::size_t>(i)]);
+      }
+      want_splits.push_back(static_cast<std::int32_t>(want.size()));
     }
     auto mask = std::make_unique<bool[]>(m.size());
     for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
     const auto packed = pack_bits(m, 6);
+    const auto of_rows = length ? ragged::kernel::Rows<std::int64_t>::uniform(length, rows)
+                                : ragged::kernel::Rows<std::int64_t>::of_splits(bounds);
     for (const bool bits : {false, true}) {
-      INFO("width " << sizeof(T) << ", row length " << length << (bits ? ", bit-packed" : ""));
+      INFO("width " << sizeof(T) << ", row length " << (length ? std::to_string(length) : "0..130")
+                    << (bits ? ", bit-packed" : ""));
       std::vector<T> out(want.size() + 64, T{-1});
       std::vector<std::int32_t> splits(static_cast<std::size_t>(rows) + 1, -1);
-      const auto uniform = ragged::kernel::Rows<std::int64_t>::uniform(length, rows);
       const auto* end = bits ? ragged::kernel::compact(in.data(), packed.bits, n, out.data(), 1,
-                                                       uniform, splits.data())
+                                                       of_rows, splits.data())
                              : ragged::kernel::compact(in.data(), mask.get(), n, out.data(), 1,
-                                                       uniform, splits.data());
+                                                       of_rows, splits.data());
       REQUIRE(end == out.data() + want.size());
       CHECK(std::equal(want.begin(), want.end(), out.begin()));
       CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(want.size()), out.end(),
@@ -674,40 +698,39 @@ void check_uniform_rows_streamed(std::mt19937_64& rng) {
 
 }  // namespace
 
-TEST_CASE("uniform rows' bounds reported as the output streams: every width, length, offset") {
+TEST_CASE("row splits made as the output streams: every width, row length, tail and offset") {
   // Where outputs beyond the caches stream through L1 (AMD Zen 5), compact()
-  // with uniform mask rows (dense to ragged) makes the result's splits in the
-  // one streamed pass, the loop reporting each bound as it reaches it. Short
-  // inputs straight through that loop at every level that has it (bounds in
-  // the first block, the last, partial one, and the block a lead ahead; rows
-  // shorter than a block, as long, and longer), then compact() itself past
-  // the streaming threshold.
+  // with mask rows (dense to ragged, ragged by ragged) makes the result's
+  // splits in the one streamed pass, from the mask bits and counts the loop
+  // hands over as it goes. Short inputs straight through that loop at every
+  // level that has it (hand-overs mid-loop and at the end, a partial last
+  // block, the block a lead ahead), then compact() itself past the
+  // streaming threshold.
   at_every_level(515, [](std::mt19937_64& rng) {
     std::int64_t failures = 0;
     for (std::size_t w : {1u, 2u, 4u, 8u})
-      for (const std::int64_t every : {1, 3, 63, 64, 65, 200, 1024, 5000})
-        for (const std::int64_t n : {0, 1, 63, 64, 65, 129, 1000, 4096, 4160, 9001})
-          for (int density : {50, 0, 100, -1}) {
-            const auto m = random_mask(rng, n, density);
-            auto mask = std::make_unique<bool[]>(m.size() + 1);
-            for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
-            const auto packed = pack_bits(m, 5);
-            const bool ok = check_marked(w, n, every, m, static_cast<const bool*>(mask.get())) &&
-                            check_marked(w, n, every, m, packed.bits);
-            if (!ok && ++failures <= 3)
-              FAIL_CHECK("width " << w << ", n " << n << ", every " << every << ", density "
-                                  << density);
-          }
+      for (const std::int64_t n :
+           {0, 1, 63, 64, 65, 129, 1000, 4096, 4160, 8191, 8192, 8193, 8256, 16484, 20000})
+        for (int density : {50, 0, 100, -1}) {
+          const auto m = random_mask(rng, n, density);
+          auto mask = std::make_unique<bool[]>(m.size() + 1);
+          for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
+          const auto packed = pack_bits(m, 5);
+          const bool ok = check_reporting(w, n, m, static_cast<const bool*>(mask.get())) &&
+                          check_reporting(w, n, m, packed.bits);
+          if (!ok && ++failures <= 3)
+            FAIL_CHECK("width " << w << ", n " << n << ", density " << density);
+        }
     CHECK(failures == 0);
   });
   // At the level chosen at start-up: where the loop is chosen by compact()
   // itself, else its chunks (at every level, int32: "compact reports the
   // kept count at row boundaries").
   std::mt19937_64 rng(5151);
-  check_uniform_rows_streamed<std::int8_t>(rng);
-  check_uniform_rows_streamed<std::int16_t>(rng);
-  check_uniform_rows_streamed<float>(rng);
-  check_uniform_rows_streamed<double>(rng);
+  check_rows_streamed<std::int8_t>(rng);
+  check_rows_streamed<std::int16_t>(rng);
+  check_rows_streamed<float>(rng);
+  check_rows_streamed<double>(rng);
 }
 
 TEST_CASE("compact of nothing does no size arithmetic") {

@@ -328,17 +328,29 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
   }
 }
 
-// The bounds of `marks` from `mark` (row `row`) on that lie in the block
-// [i, end) selected by `bits`, with `kept` entries kept before it: each
-// reported with the kept count below it in the block.
-[[gnu::target("bmi2,popcnt"), gnu::always_inline]] inline void report_marks(
-    const Marks& marks, std::int64_t& mark, std::int64_t& row, std::int64_t i, std::int64_t end,
-    std::uint64_t bits, std::int64_t kept) noexcept {
-  for (; mark < end; mark += marks.every, ++row)
-    marks.put(marks.to, row,
-              kept + static_cast<std::int64_t>(
-                         _mm_popcnt_u64(_bzhi_u64(bits, static_cast<unsigned>(mark - i)))));
-}
+// What compact_stream_avx512 reports (Report): the bits of each block since
+// the last report and the count kept before it; handed over and emptied once
+// report_entries entries are in, or the input ends.
+struct Reported {
+  static constexpr std::int64_t most = report_entries / 64;
+  std::uint64_t words[most + 1];
+  std::int64_t prefix[most + 1];
+  std::int64_t lo = 0, k = 0;
+
+  // The block at lo + 64k, selected by `bits`, with `kept` entries kept before it.
+  [[gnu::always_inline]] void add(std::uint64_t bits, std::int64_t kept) noexcept {
+    words[k] = bits;
+    prefix[k++] = kept;
+  }
+  [[gnu::target("popcnt")]] void hand_over(const Report& to, std::int64_t end) noexcept {
+    if (k == 0) return;
+    prefix[k] = prefix[k - 1] + static_cast<std::int64_t>(_mm_popcnt_u64(words[k - 1]));
+    words[k] = 0;
+    to.report(to.to, lo, end, words, prefix);
+    lo = end;
+    k = 0;
+  }
+};
 
 // compact_avx512 with Avx512Store::whole into an output beyond the caches
 // (Reach::streamed): each block is compacted with whole-vector stores into a
@@ -356,18 +368,22 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
 // compacted in chunks of 8 KiB and each streamed out with stream_copy 1.2x).
 // The caller fences (stream_fence).
 //
-// With `marks` (Marked) the loop also reports its running count at the bounds
-// of uniform rows, from each block's bits as it reaches them: so a mask of
-// rows, dense to ragged, compacts in one pass, not in one call per row, each
-// starting and ending its own stream and partial lines. (AMD Zen 5, family
-// 0x1A model 2, dense to ragged at density 0.5, one pass x a call per row,
-// medians of 25 alternated, two processes: [4096, 4096] int32 0.85, 0.85;
-// [8192, 8192] int8 0.73, 0.73; [4096, 4096] double 0.94, 0.94; int32 at
-// density 0.05 0.86, 0.90.)
-template <std::size_t W, bool Marked, class M>
+// With a Report (Reports) the loop also hands over each block's bits and the
+// count kept before it, report_entries entries at a time, from which the
+// caller makes the result's row splits: so a mask in rows (dense to ragged,
+// ragged by ragged) compacts in one pass, not in a call per row or chunk,
+// each starting and ending its own stream and partial lines, with the mask
+// read once. (AMD Zen 5, family 0x1A model 2, density 0.5 unless said,
+// medians of 25 alternated in one process, x a call per row: dense to
+// ragged [4096, 4096] int32 0.89 and 0.92, [8192, 8192] int8 0.86, [4096,
+// 4096] double 0.92, int32 at density 0.05 0.92; int32 in 2^20 ragged rows
+// of 0..127, x chunks of 2048 each read again for its bounds, 0.91 and 0.92.
+// Against a loop that reported each uniform row's bound as it reached it,
+// through a call per row: 0.92 to 1.01, and this serves ragged rows too.)
+template <std::size_t W, bool Reports, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out,
-                      const Marks& marks = {}) noexcept {
+                      const Report& report = {}) noexcept {
   constexpr auto w = static_cast<std::int64_t>(W);
   constexpr std::int64_t lag = 256, burst = 8;
   // Past this many bytes the lines not yet out move back to the buffer's
@@ -397,17 +413,18 @@ compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
   std::uint64_t known[lead] = {};  // known[k % lead]: the bits of block k
   for (std::int64_t k = 0; k < lead && n - 64 * k >= 64; ++k)
     known[k] = mask_bits_avx512(mask + 64 * k, 64);
-  // The next bound to report (Marked) and its row.
-  std::int64_t mark = marks.every, row = 1;
+  [[maybe_unused]] Reported reported;
   for (; n - i >= 64; i += 64) {
     auto& slot = known[(i / 64) % lead];
     const std::uint64_t bits = slot;
     // The block `lead` on, where whole (the loop stops before a partial one).
     slot = n - i - ahead >= 64 ? mask_bits_avx512(mask + (i + ahead), 64) : 0;
     prefetch_block<W, true>(in, mask, i, slot | bits);
-    if constexpr (Marked)
-      if (mark < i + 64) [[unlikely]]
-        report_marks(marks, mark, row, i, i + 64, bits, (base + pos) / w);
+    if constexpr (Reports) {
+      reported.add(bits, (base + pos) / w);
+      if (reported.k == Reported::most) [[unlikely]]
+        reported.hand_over(report, i + 64);
+    }
     if (bits == 0) continue;  // not even read
     pos = compress_block_whole_avx512<W>(in + i * w, bits, ring + pos,
                                          std::make_integer_sequence<unsigned, W>{}) -
@@ -429,9 +446,10 @@ compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
   // (a room of two blocks: the buffer is ours).
   if (i < n) {
     const auto bits = mask_bits_avx512(mask + i, n - i);
-    if constexpr (Marked) report_marks(marks, mark, row, i, n, bits, (base + pos) / w);
+    if constexpr (Reports) reported.add(bits, (base + pos) / w);
     pos = block_avx512<W, Avx512Store::whole, false>(in + i * w, bits, ring + pos, 128) - ring;
   }
+  if constexpr (Reports) reported.hand_over(report, n);
   // What is left: whole lines, then the last line's part.
   for (; 64 * (flushed + 1) <= pos; ++flushed)
     line_out_avx512(ring + 64 * flushed, out, base + 64 * flushed, head);

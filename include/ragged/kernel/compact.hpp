@@ -98,17 +98,17 @@ struct Compaction {
 // bool* or Bits): one table per level, built at compile time, and the level
 // chosen by one index (implementation<M>()), not by a switch in each entry.
 template <class M>
-using marked_fn = std::int64_t (*)(const std::byte* in, M mask, std::int64_t n, std::byte* out,
-                                   const Marks& marks) noexcept;
+using reporting_fn = std::int64_t (*)(const std::byte* in, M mask, std::int64_t n, std::byte* out,
+                                      const Report& report) noexcept;
 
 template <class M>
 struct Implementation {
   std::int64_t (*count)(M, std::int64_t) noexcept;
   void (*mask_words)(M, std::int64_t, std::uint64_t*, std::int64_t*, std::int64_t) noexcept;
   compact_fn<M> compact[4];  // by element width: 1, 2, 4, 8 bytes
-  // The streamed compaction that reports the bounds of uniform rows as it
-  // goes (Marks), by width; only where whole-vector stores run, null elsewhere.
-  marked_fn<M> compact_marked[4];
+  // The streamed compaction that reports what it read as it goes (Report),
+  // by width; only where whole-vector stores run, null elsewhere.
+  reporting_fn<M> compact_reporting[4];
 };
 
 // The tables' order: scalar, avx2, then avx512 with each Avx512Store
@@ -135,10 +135,10 @@ constexpr Implementation<M> implementation_at() noexcept {
     impl.compact[2] = &compact_avx512<4, store, M>;
     impl.compact[3] = &compact_avx512<8, store, M>;
     if constexpr (store == Avx512Store::whole) {
-      impl.compact_marked[0] = &compact_stream_avx512<1, true, M>;
-      impl.compact_marked[1] = &compact_stream_avx512<2, true, M>;
-      impl.compact_marked[2] = &compact_stream_avx512<4, true, M>;
-      impl.compact_marked[3] = &compact_stream_avx512<8, true, M>;
+      impl.compact_reporting[0] = &compact_stream_avx512<1, true, M>;
+      impl.compact_reporting[1] = &compact_stream_avx512<2, true, M>;
+      impl.compact_reporting[2] = &compact_stream_avx512<4, true, M>;
+      impl.compact_reporting[3] = &compact_stream_avx512<8, true, M>;
     }
   }
   if constexpr (Level >= 1) {
@@ -236,15 +236,15 @@ template <class T, class M>
   return {implementation<M>().compact[width_slot(w)], reach};
 }
 
-// The compaction that reports the bounds of uniform rows as it streams its
-// output (compact_stream_avx512 with Marks), where the level streams outputs
+// The compaction that reports what it read as it streams its output
+// (compact_stream_avx512 with a Report), where the level streams outputs
 // beyond the caches through L1; else null (rows are then compacted a chunk
 // at a time, compact_chunked).
 template <class T, class M>
-[[nodiscard]] marked_fn<M> marked_for(std::int64_t inner) noexcept {
+[[nodiscard]] reporting_fn<M> reporting_for(std::int64_t inner) noexcept {
   const auto w = element_width<T>(inner);
   if (!w || !writes_straight() || straight_reach() != Reach::streamed) return nullptr;
-  return implementation<M>().compact_marked[width_slot(w)];
+  return implementation<M>().compact_reporting[width_slot(w)];
 }
 
 // Whole rows [begin, end) of `row` elements each: one copy per run, as `how`
@@ -382,11 +382,6 @@ template <class M>
   return 8 * kept * width >= len * width + mask_bytes;
 }
 
-// The most entries compact_chunked puts in a chunk of rows shorter than it:
-// compact() reads a chunk's mask bits into words on the stack to report its
-// bounds (and the stage of 8 KiB holds no more bytes).
-inline constexpr std::int64_t chunk_entries_max = 8192;
-
 // The kernel over chunks of the input, for outputs beyond the caches and for
 // reporting row splits: each chunk of elements is compacted into a small
 // buffer that stays in L1 and streamed out from there (runs stream straight
@@ -413,22 +408,13 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   // one long row each put every bound at a chunk's end (nothing in the mask
   // is counted again), and each chunk's output starts and ends its partial
   // lines once per row, not once per stage. (Measured on AMD Zen 5, family
-  // 0x1A model 2, before its streamed loop reported the bounds itself, as
-  // compact() with uniform rows now has it there; Zen 4's chunks still are
-  // rows. Dense [4096, 4096] int32 to ragged, x the same data flattened, one
+  // 0x1A model 2, before its streamed loop reported what it read, as
+  // compact() with rows now has it there (reporting_for); Zen 4's chunks
+  // still are rows. Dense [4096, 4096] int32 to ragged, x the same data flattened, one
   // process each: 1.01 to 1.08 so in five, 1.12 and 1.16 in two noisier
   // ones; 1.10 in chunks of 2048 entries; chunks of two or four rows, their
   // inside bounds counted again, 1.08 to 1.12.)
-  // Shorter or explicit rows, where nothing is staged, stream in chunks as
-  // long as a report reads at once (chunk_entries_max), so that each
-  // chunk's start and end of its output stream come four times less often
-  // for int32. (AMD Zen 5, family 0x1A model 2, int32 in 2^20 ragged rows of
-  // 0..127 with a ragged mask, x chunks of 2048, medians of 25, five
-  // processes: 0.94 to 0.98.)
-  if ((!staged || !stream) && row_length >= chunk)
-    chunk = row_length;
-  else if (!staged && stream)
-    chunk = std::max(chunk, chunk_entries_max);
+  if ((!staged || !stream) && row_length >= chunk) chunk = row_length;
   alignas(64) std::byte stage[stage_bytes];
   std::int64_t kept = 0;
   bool stage_next = true;
@@ -589,7 +575,7 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
         out_splits[r] = static_cast<OutIndex>(kept_after_chunk);
       return;
     }
-    constexpr std::int64_t max_words = detail::chunk_entries_max / 64 + 1;
+    constexpr std::int64_t max_words = detail::report_entries / 64 + 1;
     std::uint64_t words[max_words + 1];
     std::int64_t prefix[max_words + 1];
     const auto nwords = (end - lo + 63) / 64;
@@ -599,22 +585,27 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
                                    out_splits);
   };
   const bool stream = detail::worth_streaming<T>(n, inner);
-  // Uniform rows where the level streams its output through L1: one pass,
-  // the loop reporting each bound as it reaches it.
-  if (const auto marked = stream && !mask_rows.splits && mask_rows.length > 0
-                              ? detail::marked_for<T, Kind>(inner)
-                              : nullptr) {
-    out_splits[r++] = OutIndex{0};
-    const detail::Marks marks{mask_rows.length, out_splits,
-                              [](void* to, std::int64_t row, std::int64_t kept) noexcept {
-                                static_cast<OutIndex*>(to)[row] = static_cast<OutIndex>(kept);
-                              }};
-    const auto kept = marked(reinterpret_cast<const std::byte*>(in), mask, n,
-                             reinterpret_cast<std::byte*>(out), marks);
+  // Where the level streams its output through L1: one pass, the loop
+  // handing over the mask bits and counts it read, a stretch at a time, from
+  // which the bounds are made as from a chunk's above.
+  if (const auto reporting = stream ? detail::reporting_for<T, Kind>(inner) : nullptr) {
+    struct Splits {
+      Rows<Index> rows;
+      std::int64_t r, nbounds;
+      OutIndex* out;
+      bool popcnt;
+    } splits{mask_rows, r, nbounds, out_splits, popcnt};
+    const detail::Report report_to{
+        &splits, [](void* to, std::int64_t lo, std::int64_t end, const std::uint64_t* words,
+                    const std::int64_t* prefix) noexcept {
+          auto& s = *static_cast<Splits*>(to);
+          s.r = detail::splits_in_chunk_at(s.popcnt, words, prefix, lo, end, s.rows, s.r, s.nbounds,
+                                           s.out);
+        }};
+    const auto kept = reporting(reinterpret_cast<const std::byte*>(in), mask, n,
+                                reinterpret_cast<std::byte*>(out), report_to);
     detail::stream_fence();
-    // The bounds at n and past it (rows reported: those with bounds below n).
-    for (r = (n + mask_rows.length - 1) / mask_rows.length; r < nbounds; ++r)
-      out_splits[r] = static_cast<OutIndex>(kept);
+    for (r = splits.r; r < nbounds; ++r) out_splits[r] = static_cast<OutIndex>(kept);
     return out + kept * inner;
   }
   const auto kept = detail::compact_chunked(in, mask, n, out, inner, stream,

@@ -29,16 +29,18 @@ namespace detail {
 ///   streams, compact.hpp: compact_chunked).
 enum class Reach : unsigned char { cached, beyond, streamed };
 
-// The bounds of uniform rows (every `every` entries) at which a compaction
-// reports its running count as it goes: put(to, r, kept) with the entries
-// kept before entry r * every, for each r >= 1 with r * every < n. A pointer
-// to a function of the caller's, so that the loop is compiled once whatever
-// the index type of the splits it fills (a call per row; rows are long where
-// it is used).
-struct Marks {
-  std::int64_t every = 0;
+// How a compaction that reports as it goes (compact() with mask rows) hands
+// over what it read: after every report_entries entries, and after the last,
+// report(to, lo, end, words, prefix) for the entries [lo, end), with their
+// mask bits (words[k]: entries lo + 64k on) and the count kept before each
+// word (prefix[k]; prefix[nwords], after the last word, the count at end;
+// words[nwords] zero). A pointer to a function of the caller's, once a
+// report, so that the loop is compiled once whatever the caller's rows.
+inline constexpr std::int64_t report_entries = 8192;
+struct Report {
   void* to = nullptr;
-  void (*put)(void* to, std::int64_t r, std::int64_t kept) noexcept = nullptr;
+  void (*report)(void* to, std::int64_t lo, std::int64_t end, const std::uint64_t* words,
+                 const std::int64_t* prefix) noexcept = nullptr;
 };
 
 // From this many input bytes on, the kernel streams its output: well past a
