@@ -410,10 +410,10 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   // lines once per row, not once per stage. (Measured on AMD Zen 5, family
   // 0x1A model 2, before its streamed loop reported what it read, as
   // compact() with rows now has it there (reporting_for); Zen 4's chunks
-  // still are rows. Dense [4096, 4096] int32 to ragged, x the same data flattened, one
-  // process each: 1.01 to 1.08 so in five, 1.12 and 1.16 in two noisier
-  // ones; 1.10 in chunks of 2048 entries; chunks of two or four rows, their
-  // inside bounds counted again, 1.08 to 1.12.)
+  // still are rows. Dense [4096, 4096] int32 to ragged, x the same data
+  // flattened, one process each: 1.01 to 1.08 so in five, 1.12 and 1.16 in
+  // two noisier ones; 1.10 in chunks of 2048 entries; chunks of two or four
+  // rows, their inside bounds counted again, 1.08 to 1.12.)
   if ((!staged || !stream) && row_length >= chunk) chunk = row_length;
   alignas(64) std::byte stage[stage_bytes];
   std::int64_t kept = 0;
@@ -588,6 +588,7 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
   // Where the level streams its output through L1: one pass, the loop
   // handing over the mask bits and counts it read, a stretch at a time, from
   // which the bounds are made as from a chunk's above.
+  std::int64_t kept = 0;
   if (const auto reporting = stream ? detail::reporting_for<T, Kind>(inner) : nullptr) {
     struct Splits {
       Rows<Index> rows;
@@ -602,14 +603,14 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out, std::int64_t inner,
           s.r = detail::splits_in_chunk_at(s.popcnt, words, prefix, lo, end, s.rows, s.r, s.nbounds,
                                            s.out);
         }};
-    const auto kept = reporting(reinterpret_cast<const std::byte*>(in), mask, n,
-                                reinterpret_cast<std::byte*>(out), report_to);
+    kept = reporting(reinterpret_cast<const std::byte*>(in), mask, n,
+                     reinterpret_cast<std::byte*>(out), report_to);
     detail::stream_fence();
-    for (r = splits.r; r < nbounds; ++r) out_splits[r] = static_cast<OutIndex>(kept);
-    return out + kept * inner;
+    r = splits.r;
+  } else {
+    kept = detail::compact_chunked(in, mask, n, out, inner, stream,
+                                   mask_rows.splits ? 0 : mask_rows.length, report);
   }
-  const auto kept = detail::compact_chunked(in, mask, n, out, inner, stream,
-                                            mask_rows.splits ? 0 : mask_rows.length, report);
   for (; r < nbounds; ++r)
     out_splits[r] = static_cast<OutIndex>(kept);  // bounds at n, after the last chunk
   return out + kept * inner;
