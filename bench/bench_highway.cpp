@@ -5,6 +5,8 @@
 // each Highway loop (at the native level), and both again forced to AVX2;
 // report.py prints ours / best Highway per workload.
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -133,13 +135,56 @@ RAGGED_HWY_COPY(hwy_native)
 RAGGED_HWY_COPY(hwy_avx2)
 #undef RAGGED_HWY_COPY
 
-// Registers one workload as ours, ours_avx2, the four Highway loops, its
-// read-only loop and its read-write loop. `ours` runs our side; `hwy(copy,
-// storeu)` returns the Highway side's loop; `read(write)` loads every value
-// and mask byte the workload must read (hwy_read_only), and where `write`
-// also writes the bytes it keeps, over `items` entries of `value_bytes` in all.
-void add(const std::string& workload, const std::function<void(benchmark::State&)>& ours,
-         const std::function<void(benchmark::State&, bool native, bool storeu)>& hwy,
+// One call of a loop on a workload's data.
+using Call = std::function<void()>;
+
+// Ours and both Highway loops of one workload, timed in turn with the order
+// rotated each iteration, so that whatever slows the machine for a while (a
+// neighbour's memory traffic, on a shared host) slows all three alike: the
+// counter x_best_highway is the median over iterations of ours / the faster
+// Highway loop of the same iteration. Separate benchmarks, each timed in its
+// own stretch of seconds, moved that ratio by 20% between runs. Each timing
+// covers at least 2^20 entries (a batch of calls in the caches). The time
+// reported is ours.
+void paired(benchmark::State& state, const Call& ours, const Call& storeu, const Call& store,
+            std::int64_t items, std::int64_t value_bytes) {
+  const std::int64_t batch = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / items);
+  const std::array<const Call*, 3> calls = {&ours, &storeu, &store};
+  for (const auto* call : calls) (*call)();  // untimed: faults the output in
+  std::vector<double> ratios;
+  std::size_t turn = 0;
+  for (auto _ : state) {
+    std::array<double, 3> t{};
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+      const auto j = (turn + k) % calls.size();
+      const auto start = std::chrono::steady_clock::now();
+      for (std::int64_t b = 0; b < batch; ++b) {
+        (*calls[j])();
+        benchmark::ClobberMemory();
+      }
+      t[j] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    ++turn;
+    state.SetIterationTime(t[0] / static_cast<double>(batch));
+    ratios.push_back(t[0] / std::min(t[1], t[2]));
+  }
+  if (!ratios.empty()) {
+    const auto mid = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
+    std::nth_element(ratios.begin(), mid, ratios.end());
+    state.counters["x_best_highway"] = *mid;
+  }
+  bench::set_counters(state, items, value_bytes);
+}
+
+// Registers one workload as ours, ours_avx2, the four Highway loops, ours
+// paired with the two native ones (paired), its read-only loop and its
+// read-write loop. `ours()` makes our side's call; `hwy(native, storeu)` the
+// Highway side's; `read(write)` loads every value and mask byte the workload
+// must read (hwy_read_only), and where `write` also writes the bytes it
+// keeps, over `items` entries of `value_bytes` in all. (The calls are made
+// inside each benchmark: the data is made on first use, not at registration.)
+void add(const std::string& workload, const std::function<Call()>& ours,
+         const std::function<Call(bool native, bool storeu)>& hwy,
          const std::function<std::uint64_t(bool write)>& read, std::int64_t items,
          std::int64_t value_bytes) {
   for (const bool write : {false, true})
@@ -150,19 +195,28 @@ void add(const std::string& workload, const std::function<void(benchmark::State&
                                        value_bytes);
                                  })
         ->UseRealTime();
-  benchmark::RegisterBenchmark(("ours/" + workload).c_str(), ours)->UseRealTime();
-  benchmark::RegisterBenchmark(("ours_avx2/" + workload).c_str(), [ours](benchmark::State& s) {
-    at_avx2(s, [&] { ours(s); });
+  benchmark::RegisterBenchmark(("ours/" + workload).c_str(), [ours, items,
+                                                              value_bytes](benchmark::State& s) {
+    timed(s, ours(), items, value_bytes);
+  })->UseRealTime();
+  benchmark::RegisterBenchmark(("ours_avx2/" + workload).c_str(), [ours, items, value_bytes](
+                                                                      benchmark::State& s) {
+    at_avx2(s, [&] { timed(s, ours(), items, value_bytes); });
   })->UseRealTime();
   for (bool native : {true, false})
     for (bool storeu : {true, false}) {
       const std::string name = std::string(native ? "highway_" : "highway_avx2_") +
                                (storeu ? "compress_storeu/" : "compress_store/") + workload;
-      benchmark::RegisterBenchmark(name.c_str(), [hwy, native, storeu](benchmark::State& s) {
-        hwy(s, native, storeu);
+      benchmark::RegisterBenchmark(name.c_str(), [hwy, native, storeu, items,
+                                                  value_bytes](benchmark::State& s) {
+        timed(s, hwy(native, storeu), items, value_bytes);
         s.counters["lanes"] = static_cast<double>(native ? hwy_native::lanes() : hwy_avx2::lanes());
       })->UseRealTime();
     }
+  benchmark::RegisterBenchmark(("paired/" + workload).c_str(), [ours, hwy, items,
+                                                                value_bytes](benchmark::State& s) {
+    paired(s, ours(), hwy(true, true), hwy(true, false), items, value_bytes);
+  })->UseManualTime();
 }
 
 // A 1-D workload: the kernel into an existing output against Highway's loops.
@@ -174,26 +228,22 @@ void add_flat(const std::string& workload, std::int64_t n, int density) {
     if (!p) p = std::make_unique<Flat<T>>(n, density);
     return *p;
   };
-  const auto bytes = n * static_cast<std::int64_t>(sizeof(T));
   add(
       workload,
-      [get, n, bytes](benchmark::State& s) {
-        auto& in = get();
-        timed(
-            s, [&] { ragged::kernel::compact(in.values.data(), in.mask.data(), n, in.out.data()); },
-            n, bytes);
+      [get, n]() -> Call {
+        auto* in = &get();
+        return [in, n] {
+          ragged::kernel::compact(in->values.data(), in->mask.data(), n, in->out.data());
+        };
       },
-      [get, n, bytes](benchmark::State& s, bool native, bool storeu) {
-        auto& in = get();
+      [get](bool native, bool storeu) -> Call {
+        auto* in = &get();
         auto* loop = native ? (storeu ? &hwy_native::storeu<T> : &hwy_native::store<T>)
                             : (storeu ? &hwy_avx2::storeu<T> : &hwy_avx2::store<T>);
-        timed(
-            s,
-            [&] {
-              benchmark::DoNotOptimize(
-                  loop(in.values.data(), in.bytes(), in.size(), in.out.data()));
-            },
-            n, bytes);
+        return [in, loop] {
+          benchmark::DoNotOptimize(
+              loop(in->values.data(), in->bytes(), in->size(), in->out.data()));
+        };
       },
       [get, n](bool write) {
         auto& in = get();
@@ -201,21 +251,19 @@ void add_flat(const std::string& workload, std::int64_t n, int density) {
             in.values.data(), sizeof(T), in.bytes(), static_cast<std::size_t>(n),
             write ? in.out.data() : nullptr, in.kept * sizeof(T));
       },
-      n, bytes);
+      n, n* static_cast<std::int64_t>(sizeof(T)));
 }
 
-// A workload of rows: one of the operations (`ours`) against Highway's loops run per row.
-void add_rows(const std::string& workload, Rows& (*get)(),
-              const std::function<void(benchmark::State&, Rows&)>& ours) {
+// A workload of rows: one of the operations (`ours(rows)` makes its call)
+// against Highway's loops run per row.
+void add_rows(const std::string& workload, Rows& (*get)(), Call (*ours)(Rows&)) {
   add(
-      workload, [get, ours](benchmark::State& s) { ours(s, get()); },
-      [get](benchmark::State& s, bool native, bool storeu) {
-        auto& r = get();
+      workload, [get, ours] { return ours(get()); },
+      [get](bool native, bool storeu) -> Call {
+        auto* r = &get();
         auto* loop = native ? (storeu ? &hwy_native::rows_storeu : &hwy_native::rows_store)
                             : (storeu ? &hwy_avx2::rows_storeu : &hwy_avx2::rows_store);
-        timed(
-            s, [&] { loop(r, r.out.data(), r.out_splits.data()); }, r.values.size(),
-            r.values.size() * 4);
+        return [r, loop] { loop(*r, r->out.data(), r->out_splits.data()); };
       },
       [get](bool write) {
         auto& r = get();
@@ -238,27 +286,22 @@ void register_all() {
   add_flat<std::int8_t>("int8_2^26_density_0.5", big, 500);
   add_flat<std::int32_t>("int32_2^14_in_cache", std::int64_t{1} << 14, 500);
   // tf.boolean_mask of [4096, 4096] by a 2-D mask: one flattened compaction.
-  add_rows("int32_4096x4096_2d_mask_flattened", &dense_rows, [](benchmark::State& s, Rows& r) {
-    auto out = ragged::Tensor<std::int32_t>();
-    timed(
-        s, [&] { ragged::boolean_mask_to(out, r.values, r.mask, 0); }, r.values.size(),
-        r.values.size() * 4);
+  add_rows("int32_4096x4096_2d_mask_flattened", &dense_rows, [](Rows& r) -> Call {
+    auto out = std::make_shared<ragged::Tensor<std::int32_t>>();
+    return [&r, out] { ragged::boolean_mask_to(*out, r.values, r.mask, 0); };
   });
   // tf.ragged.boolean_mask of ragged data by a ragged mask with the same splits.
-  add_rows("ragged_int32_2^20_rows", &ragged_rows, [](benchmark::State& s, Rows& r) {
+  add_rows("ragged_int32_2^20_rows", &ragged_rows, [](Rows& r) -> Call {
     const auto data =
         ragged::RaggedTensorView<const std::int32_t>::from_row_splits(r.values, r.splits);
     const auto mask = ragged::RaggedTensorView<const bool>::from_row_splits(r.mask, r.splits);
-    ragged::RaggedTensor<std::int32_t> out;
-    timed(
-        s, [&] { ragged::boolean_mask_to(out, data, mask); }, r.values.size(), r.values.size() * 4);
+    auto out = std::make_shared<ragged::RaggedTensor<std::int32_t>>();
+    return [data, mask, out] { ragged::boolean_mask_to(*out, data, mask); };
   });
   // tf.ragged.boolean_mask of dense [4096, 4096] by a 2-D mask: ragged [4096, None].
-  add_rows("dense_4096x4096_to_ragged", &dense_rows, [](benchmark::State& s, Rows& r) {
-    ragged::RaggedTensor<std::int32_t> out;
-    timed(
-        s, [&] { ragged::boolean_mask_to(out, r.values, r.mask); }, r.values.size(),
-        r.values.size() * 4);
+  add_rows("dense_4096x4096_to_ragged", &dense_rows, [](Rows& r) -> Call {
+    auto out = std::make_shared<ragged::RaggedTensor<std::int32_t>>();
+    return [&r, out] { ragged::boolean_mask_to(*out, r.values, r.mask); };
   });
   for (const auto bytes : {big * 4, big, std::int64_t{4} << 14, ragged_rows().values.size() * 4})
     benchmark::RegisterBenchmark("bench::memcpy_roofline", bench::memcpy_roofline)

@@ -3,6 +3,7 @@
 the ratio to memcpy of the same value bytes measured in the same run (medians
 of repetitions). Usage: report.py BINARY... [-- extra Google Benchmark flags]"""
 import json
+import math
 import subprocess
 import sys
 
@@ -59,6 +60,8 @@ def main():
                     match = match or [m for n, m in medians.items() if n.startswith(baseline)]
                     if match:
                         base = f"{b['real_time'] / match[0]['real_time']:.2f}"
+            if name.startswith("paired/") and "x_best_highway" in b:
+                base = f"{b['x_best_highway']:.2f} (paired with Highway)"
             for prefix, loops in HIGHWAY.items():
                 if name.startswith(prefix):
                     args = name[len(prefix) - 1:]
@@ -67,6 +70,7 @@ def main():
                         base = f"{b['real_time'] / min(rivals):.2f} (best Highway)"
             print(f"| {name.replace('/real_time', '')} | {per_elem:.3f} | {ratio} | {base} |")
         summaries.append(read_only_table(medians))
+        summaries.append(paired_table(medians))
     for table in filter(None, summaries):
         print()
         print(table)
@@ -101,6 +105,23 @@ def read_only_table(medians):
         return ""
     return "\n".join(["| workload | ours x read-only | best Highway x read-only | ours x read-write "
                       "| ours x best Highway |", "|---|---:|---:|---:|---:|"] + rows)
+
+
+def paired_table(medians):
+    """Per workload of bench_highway: ours / the best Highway loop timed in
+    turn in the same iterations (paired/), and their geometric mean over the
+    workloads but density 0.001, which the targets do not name."""
+    rows, logs = [], []
+    for name, b in medians.items():
+        if name.startswith("paired/") and "x_best_highway" in b:
+            workload = name[len("paired/"):].replace("/manual_time", "")
+            rows.append(f"| {workload} | {b['x_best_highway']:.2f} |")
+            if "density_0.001" not in workload:
+                logs.append(math.log(b["x_best_highway"]))
+    if not rows:
+        return ""
+    rows.append(f"| geometric mean ({len(logs)} workloads) | {math.exp(sum(logs) / len(logs)):.2f} |")
+    return "\n".join(["| workload | ours x best Highway, paired |", "|---|---:|"] + rows)
 
 
 if __name__ == "__main__":
