@@ -120,7 +120,9 @@ def paired_table(medians):
                 logs.append(math.log(b["x_best_highway"]))
     if not rows:
         return ""
-    rows.append(f"| geometric mean ({len(logs)} workloads) | {math.exp(sum(logs) / len(logs)):.2f} |")
+    if logs:
+        rows.append(f"| geometric mean ({len(logs)} workloads) | "
+                    f"{math.exp(sum(logs) / len(logs)):.2f} |")
     return "\n".join(["| workload | ours x best Highway, paired |", "|---|---:|"] + rows)
 
 
