@@ -30,11 +30,12 @@ def run(binary, extra):
            "--benchmark_enable_random_interleaving=true",
            "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"] + extra
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    medians = {}
-    for b in json.loads(out)["benchmarks"]:
-        if b.get("aggregate_name") == "median" and not b.get("error_occurred"):
-            medians[b["run_name"]] = b
-    return medians
+    rows = [b for b in json.loads(out)["benchmarks"]
+            if b.get("aggregate_name") == "median" and not b.get("error_occurred")]
+    # In the binary's order of registration, not the random order in which the
+    # interleaved repetitions finished, so that reports of two runs line up.
+    rows.sort(key=lambda b: (b.get("family_index", 0), b.get("per_family_instance_index", 0)))
+    return {b["run_name"]: b for b in rows}
 
 
 def main():
