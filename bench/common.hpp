@@ -7,6 +7,7 @@
 #include <ragged/ragged.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -122,5 +123,42 @@ inline void malloc_memcpy_roofline(benchmark::State& state) {
   }
   set_counters(state, static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(bytes));
 }
+
+// The CPU and the kernel's choices on it, written into each run's context
+// (the console header and the JSON that report.py saves), so that every
+// figure kept from a run names the machine it came from: the same workload
+// runs at different ratios on Zen 4, Zen 5 and Intel.
+inline std::string describe_cpu() {
+  const auto& f = ragged::kernel::cpu_features();
+  const char* vendor = f.id.vendor == ragged::kernel::CpuId::Vendor::amd     ? "AMD"
+                       : f.id.vendor == ragged::kernel::CpuId::Vendor::intel ? "Intel"
+                                                                             : "other";
+  char text[64];
+  std::snprintf(text, sizeof text, "%s family 0x%X model %u", vendor, f.id.family, f.id.model);
+  return text;
+}
+
+inline std::string describe_kernel() {
+  using ragged::kernel::Isa;
+  const auto isa = ragged::kernel::active_isa();
+  if (isa == Isa::scalar) return "scalar";
+  if (isa == Isa::avx2) return "avx2";
+  const auto store = ragged::kernel::active_avx512_store();
+  std::string text = store == ragged::kernel::Avx512Store::whole ? "avx512, whole-vector stores"
+                     : store == ragged::kernel::Avx512Store::compress_store
+                         ? "avx512, compress-store"
+                         : "avx512, masked stores";
+  if (store == ragged::kernel::Avx512Store::whole &&
+      ragged::kernel::streams_through_l1(ragged::kernel::cpu_features().id))
+    text += ", streamed through L1 beyond the caches";
+  return text;
+}
+
+// Runs once per binary, before main: AddCustomContext must precede the run.
+inline const bool context_added = [] {
+  benchmark::AddCustomContext("ragged_cpu", describe_cpu());
+  benchmark::AddCustomContext("ragged_kernel", describe_kernel());
+  return true;
+}();
 
 }  // namespace bench
