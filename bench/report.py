@@ -42,6 +42,9 @@ HIGHWAY = {"ours/": ("highway_compress_storeu", "highway_compress_store"),
            "ours_avx2/": ("highway_avx2_compress_storeu", "highway_avx2_compress_store")}
 
 
+UNRECORDED = "CPU not recorded"
+
+
 class Run:
     """One run of one binary: its medians by run name, in the binary's order
     of registration, and the machine it ran on."""
@@ -50,7 +53,7 @@ class Run:
         self.source = source
         context = data.get("context", {})
         # bench/common.hpp adds these; runs saved before it did not.
-        self.cpu = context.get("ragged_cpu", "CPU not recorded")
+        self.cpu = context.get("ragged_cpu", UNRECORDED)
         self.kernel = context.get("ragged_kernel", "")
         rows = [b for b in data.get("benchmarks", [])
                 if b.get("aggregate_name") == "median" and not b.get("error_occurred")]
@@ -58,6 +61,13 @@ class Run:
         # interleaved repetitions finished, so that reports of two runs line up.
         rows.sort(key=lambda b: (b.get("family_index", 0), b.get("per_family_instance_index", 0)))
         self.medians = {b["run_name"]: b for b in rows}
+        # How much the repetitions of each benchmark varied (Google Benchmark's
+        # cv aggregate: standard deviation over mean), as their median: a
+        # run whose repetitions varied much was taken while the host's
+        # neighbours moved it, and its ratios are not worth quoting.
+        cvs = sorted(b["real_time"] for b in data.get("benchmarks", [])
+                     if b.get("aggregate_name") == "cv" and not b.get("error_occurred"))
+        self.noise = cvs[len(cvs) // 2] if cvs else None
         self.roofs = {b["value_bytes"]: b["real_time"] for n, b in self.medians.items()
                       if n.startswith(ROOFLINES) and "value_bytes" in b}
 
@@ -88,6 +98,22 @@ class Run:
         the part of their names after "ours" ("/int32_2^26_density_0.5/real_time")."""
         return [n[len("ours"):] for n in self.medians
                 if n.startswith("ours/") and self.best_highway(n) is not None]
+
+
+# Runs whose repetitions varied by more than this (median cv) are too noisy to
+# quote: quiet runs of bench_highway vary by about 0.04, one taken while
+# Highway's AVX2 loops ran at twice their usual time by 0.29.
+NOISY = 0.10
+
+
+def variation(run):
+    if run.noise is None:
+        return "repetitions' variation not recorded"
+    return f"repetitions varied by a median of {100 * run.noise:.1f}% (coefficient of variation)"
+
+
+def too_noisy(run):
+    return run.noise is not None and run.noise > NOISY
 
 
 def fail(message):
@@ -212,7 +238,7 @@ def summary_table(run):
     if not rows:
         return []
     count = sum(map(targeted, rows))
-    lines = [f"{run.cpu}; kernel: {run.kernel or 'not recorded'}", "",
+    lines = [f"{run.cpu}; kernel: {run.kernel or 'not recorded'}", variation(run) + (": too noisy to quote, run again" if too_noisy(run) else ""), "",
              "| workload | ours x memcpy | ours x best Highway | paired |", "|---|---:|---:|---:|"]
     lines += [f"| {w[1:].replace('/real_time', '')} | {fmt(m)} | {fmt(h)} | {fmt(p)} |"
               for w, (m, h, p) in rows.items()]
@@ -235,14 +261,26 @@ def ranges_table(runs):
     """The README's cells for several bench_highway runs on one CPU: per workload
     the range of ours x memcpy / ours x best Highway, the range of the
     separate geometric means, the paired ones in the runs' order, and AVX2."""
-    cpus = sorted({r.cpu for r in runs})
+    # Runs saved before the benchmarks recorded their CPU are taken to be of
+    # the others' CPU, and named.
+    cpus = sorted({r.cpu for r in runs if r.cpu != UNRECORDED}) or [UNRECORDED]
     if len(cpus) > 1:
         fail("the runs come from different CPUs (" + "; ".join(cpus) + "): give the runs of one CPU")
-    per_run = [summary(r) for r in runs if r.workloads()]
-    if not per_run:
+    unrecorded = [r.source for r in runs if r.cpu == UNRECORDED and cpus[0] != UNRECORDED]
+    runs = [r for r in runs if r.workloads()]
+    if not runs:
         fail("none of the runs has bench_highway's workloads")
+    noisy = [r for r in runs if too_noisy(r)]
+    per_run = [summary(r) for r in runs if not too_noisy(r)]
+    if not per_run:
+        fail("every run is too noisy to quote (" + variation(noisy[0]) + "): run again")
     workloads = list(dict.fromkeys(w for rows, _ in per_run for w in rows))
-    lines = [f"{cpus[0]}, {len(per_run)} runs", "",
+    lines = [f"{cpus[0]}, {len(per_run)} run{'s' if len(per_run) > 1 else ''}", ""]
+    if unrecorded:
+        lines += ["CPU not recorded, taken to be the same: " + ", ".join(unrecorded), ""]
+    if noisy:
+        lines += [f"left out, too noisy to quote: {r.source} ({variation(r)})" for r in noisy] + [""]
+    lines += [
              "| workload | x memcpy / x best Highway | paired |", "|---|---:|---:|"]
     for w in workloads:
         cells = [rows[w] for rows, _ in per_run if w in rows]

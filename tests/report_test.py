@@ -19,9 +19,10 @@ def median(name, real_time, **counters):
                 real_time=real_time, **counters)
 
 
-def highway_run(ours_w1=8.0, cpu="AMD family 0x1A model 2"):
+def highway_run(ours_w1=8.0, cpu="AMD family 0x1A model 2", cv=0.02):
     """A bench_highway run: w1 (ours x memcpy ours_w1/10, x best Highway
-    ours_w1/10), w3 (1.0 and 1.0), density_0.001 (0.2 and 0.5, not targeted)."""
+    ours_w1/10), w3 (1.0 and 1.0), density_0.001 (0.2 and 0.5, not targeted);
+    every benchmark's repetitions varied by `cv` but one, by 0.5."""
     kb = dict(value_bytes=1000, items_per_second=1e11)
     rows = [
         median("read_only/w1/real_time", 5.0, **kb),
@@ -45,8 +46,12 @@ def highway_run(ours_w1=8.0, cpu="AMD family 0x1A model 2"):
     ]
     for i, row in enumerate(rows):
         row["family_index"] = i
-    return {"context": {"ragged_cpu": cpu, "ragged_kernel": "avx512, whole-vector stores"},
-            "benchmarks": rows}
+    rows += [dict(name=r["run_name"] + "_cv", run_name=r["run_name"], aggregate_name="cv",
+                  real_time=cv if i else 0.5) for i, r in enumerate(rows)]
+    context = {"ragged_kernel": "avx512, whole-vector stores"}
+    if cpu:
+        context["ragged_cpu"] = cpu
+    return {"context": context, "benchmarks": rows}
 
 
 class Report(unittest.TestCase):
@@ -72,6 +77,7 @@ class Report(unittest.TestCase):
         self.assertIn("| paired/w1/manual_time | 0.010 | 0.80 | 0.90 (paired with Highway) |", lines)
         self.assertIn("| w1 | 1.60 | 2.00 |  | 0.80 |", lines)
         self.assertIn("AMD family 0x1A model 2; kernel: avx512, whole-vector stores", lines)
+        self.assertIn("repetitions varied by a median of 2.0% (coefficient of variation)", lines)
         self.assertIn("| w1 | 0.80 | 0.80 | 0.90 |", lines)
         self.assertIn("| density_0.001 | 0.20 | 0.50 | 0.50 |", lines)
         # sqrt(0.8 * 1.0) and sqrt(0.9 * 1.1): density 0.001 is left out.
@@ -89,6 +95,24 @@ class Report(unittest.TestCase):
         # sqrt(0.7) = 0.84, sqrt(0.8) = 0.89.
         self.assertIn("| geometric mean, x best Highway | 0.84-0.89 | 0.99 |", lines)
         self.assertIn("paired geometric means in the runs' order: 0.99, 0.99", lines)
+
+    def test_noisy_runs_are_named_and_left_out_of_ranges(self):
+        noisy = self.write("noisy.json", highway_run(5.0, cv=0.2))
+        self.assertIn("repetitions varied by a median of 20.0% (coefficient of variation): "
+                      "too noisy to quote, run again", self.report(noisy))
+        lines = self.report("--ranges", self.write("quiet.json", highway_run(8.0)), noisy)
+        self.assertEqual(lines[0], "AMD family 0x1A model 2, 1 run")
+        self.assertIn(f"left out, too noisy to quote: {noisy} (repetitions varied by a median of "
+                      "20.0% (coefficient of variation))", lines)
+        self.assertIn("| w1 | 0.80 / 0.80 | 0.90 |", lines)
+        self.assertIn("every run is too noisy to quote", self.report("--ranges", noisy, ok=False))
+
+    def test_ranges_take_runs_without_a_recorded_cpu_as_the_others(self):
+        old = self.write("old.json", highway_run(7.0, cpu=None))
+        lines = self.report("--ranges", self.write("new.json", highway_run(8.0)), old)
+        self.assertEqual(lines[0], "AMD family 0x1A model 2, 2 runs")
+        self.assertIn(f"CPU not recorded, taken to be the same: {old}", lines)
+        self.assertIn("| w1 | 0.70-0.80 / 0.70-0.80 | 0.90 |", lines)
 
     def test_ranges_refuse_runs_of_different_cpus(self):
         runs = [self.write("a.json", highway_run()),
