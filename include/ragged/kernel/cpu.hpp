@@ -106,7 +106,11 @@ struct CpuFeatures {
 /// 0x1A, model 2, 2^26 entries, density 0.5, x the time straight to the
 /// output, one process each): int32 0.85 to 0.96, double 0.87 to 0.95, int8
 /// 0.86 to 0.99. Zen 4 is not measured with it and writes straight, as
-/// measured there before.
+/// measured there before. Measured again later on Zen 5, which way is faster
+/// turned with the host's state (straight x streamed, one process each:
+/// int32 density 0.95 0.78 to 1.09, density 0.05 0.94 to 1.31), and a
+/// choice per call by timing both gained too little to keep
+/// (docs/performance.md, "streamed or straight beyond the caches").
 [[nodiscard]] constexpr bool streams_through_l1(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::amd && id.family >= 0x1a;
 }
