@@ -130,6 +130,7 @@ inline void malloc_memcpy_roofline(benchmark::State& state) {
 // runs at different ratios on Zen 4, Zen 5 and Intel.
 inline std::string describe_cpu() {
   const auto& f = ragged::kernel::cpu_features();
+  if (f.id.family == 0) return "CPU not identified (no x86 CPUID)";
   const char* vendor = f.id.vendor == ragged::kernel::CpuId::Vendor::amd     ? "AMD"
                        : f.id.vendor == ragged::kernel::CpuId::Vendor::intel ? "Intel"
                                                                              : "other";
