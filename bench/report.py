@@ -126,11 +126,14 @@ def load(source, extra, save_dir):
     if source.endswith(".json"):
         try:
             with open(source) as f:
-                return Run(source, json.load(f))
+                data = json.load(f)
         except OSError as e:
             fail(f"{source}: {e.strerror}")
         except json.JSONDecodeError as e:
             fail(f"{source}: not the JSON of a benchmark run ({e})")
+        if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+            fail(f"{source}: not the JSON of a benchmark run (no list of benchmarks)")
+        return Run(source, data)
     if not (os.path.isfile(source) and os.access(source, os.X_OK)):
         fail(f"{source}: not an executable benchmark binary or a .json file of a run")
     done = subprocess.run([source] + FLAGS + extra, capture_output=True, text=True)
@@ -157,8 +160,8 @@ def geomean(xs):
 
 
 def targeted(workload):
-    """Whether the issue's targets name the workload: all but density 0.001, a
-    selection cut reported beside them."""
+    """Whether the Performance targets (README) name the workload: all but
+    density 0.001, a selection cut reported beside them."""
     return "density_0.001" not in workload
 
 

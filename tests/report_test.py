@@ -155,6 +155,8 @@ class Report(unittest.TestCase):
         self.assertIn("No such file", self.report(missing + ".json", ok=False))
         self.assertIn("not the JSON of a benchmark run",
                       self.report(self.write("bad.json", "{"), ok=False))
+        self.assertIn("not the JSON of a benchmark run (no list of benchmarks)",
+                      self.report(self.write("list.json", "[]"), ok=False))
 
     def test_help(self):
         self.assertTrue(any("--ranges" in line for line in self.report("--help")))
