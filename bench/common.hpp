@@ -149,8 +149,9 @@ inline std::string describe_kernel() {
                      : store == ragged::kernel::Avx512Store::compress_store
                          ? "avx512, compress-store"
                          : "avx512, masked stores";
-  if (store == ragged::kernel::Avx512Store::whole &&
-      ragged::kernel::streams_through_l1(ragged::kernel::cpu_features().id))
+  // The kernel's own rule (compact.hpp), not a copy of it.
+  namespace detail = ragged::kernel::detail;
+  if (detail::writes_straight() && detail::straight_reach() == detail::Reach::streamed)
     text += ", streamed through L1 beyond the caches";
   return text;
 }

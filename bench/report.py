@@ -159,6 +159,12 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
+def label(workload):
+    """A workload as the tables name it: "/int32_2^26_density_0.5/real_time" ->
+    "int32_2^26_density_0.5"."""
+    return workload[1:].replace("/real_time", "")
+
+
 def targeted(workload):
     """Whether the Performance targets (README) name the workload: all but
     density 0.001, a selection cut reported beside them."""
@@ -180,8 +186,8 @@ def full_table(run):
                     base = fmt(b["real_time"] / match[0]["real_time"])
         if name.startswith("paired/") and "x_best_highway" in b:
             base = f"{b['x_best_highway']:.2f} (paired with Highway)"
-        if run.x_best_highway(name) is not None:
-            base = f"{run.x_best_highway(name):.2f} (best Highway)"
+        if (vs := run.x_best_highway(name)) is not None:
+            base = f"{vs:.2f} (best Highway)"
         lines.append(f"| {name.replace('/real_time', '')} | {per_elem:.3f} | {fmt(run.x_memcpy(name))} | {base} |")
     return lines
 
@@ -204,7 +210,7 @@ def read_only_table(run):
         ours = run.medians["ours" + workload]["real_time"]
         hwy = run.best_highway("ours" + workload)
         write = run.medians.get("read_write" + workload)
-        rows.append(f"| {workload[1:].replace('/real_time', '')} | {ours / read['real_time']:.2f} | "
+        rows.append(f"| {label(workload)} | {ours / read['real_time']:.2f} | "
                     f"{hwy / read['real_time']:.2f} | {fmt(ours / write['real_time'] if write else None)} | "
                     f"{ours / hwy:.2f} |")
     if not rows:
@@ -241,9 +247,10 @@ def summary_table(run):
     if not rows:
         return []
     count = sum(map(targeted, rows))
-    lines = [f"{run.cpu}; kernel: {run.kernel or 'not recorded'}", variation(run) + (": too noisy to quote, run again" if too_noisy(run) else ""), "",
+    noise = variation(run) + (": too noisy to quote, run again" if too_noisy(run) else "")
+    lines = [f"{run.cpu}; kernel: {run.kernel or 'not recorded'}", noise, "",
              "| workload | ours x memcpy | ours x best Highway | paired |", "|---|---:|---:|---:|"]
-    lines += [f"| {w[1:].replace('/real_time', '')} | {fmt(m)} | {fmt(h)} | {fmt(p)} |"
+    lines += [f"| {label(w)} | {fmt(m)} | {fmt(h)} | {fmt(p)} |"
               for w, (m, h, p) in rows.items()]
     lines.append(f"| geometric mean of the {count} targeted | | {fmt(separate)} | {fmt(paired_mean)} |")
     if avx2 is not None:
@@ -283,11 +290,10 @@ def ranges_table(runs):
         lines += ["CPU not recorded, taken to be the same: " + ", ".join(unrecorded), ""]
     if noisy:
         lines += [f"left out, too noisy to quote: {r.source} ({variation(r)})" for r in noisy] + [""]
-    lines += [
-             "| workload | x memcpy / x best Highway | paired |", "|---|---:|---:|"]
+    lines += ["| workload | x memcpy / x best Highway | paired |", "|---|---:|---:|"]
     for w in workloads:
         cells = [rows[w] for rows, _ in per_run if w in rows]
-        lines.append(f"| {w[1:].replace('/real_time', '')} | {span(c[0] for c in cells)} / "
+        lines.append(f"| {label(w)} | {span(c[0] for c in cells)} / "
                      f"{span(c[1] for c in cells)} | {span(c[2] for c in cells)} |")
     means = [m for _, m in per_run]
     lines.append(f"| geometric mean, x best Highway | {span(m[0] for m in means)} | "
