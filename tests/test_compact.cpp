@@ -484,28 +484,31 @@ TEST_CASE("the parallel kernel equals the serial one on sizes that do split", "[
   for (std::int64_t base : {std::int64_t{1} << 17, (std::int64_t{3} << 17) + 64})
     for (std::int64_t r : {0, 1, 2, 63, 64, 65, 127, 128, 129, 191}) sizes.push_back(base + r);
   std::int64_t failures = 0;
+  // Buffers refilled, not allocated afresh (fresh pages are slow to fault in
+  // on virtual machines, under ASan most of all).
+  std::vector<std::int32_t> in, serial, parallel, from_bits;
   for (const auto n : sizes) {
     for (int density : {100, 50, -1}) {
       const auto m = random_mask(rng, n, density);
       auto mask = std::make_unique<bool[]>(m.size() + 1);
       for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
-      std::vector<std::int32_t> in(static_cast<std::size_t>(n) * 2);
+      // The same mask bit-packed from bit offset 5, as Arrow may hand it over.
+      const auto packed = pack_bits(m, 5);
+      in.resize(static_cast<std::size_t>(n) * 2);
       for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
       const auto want = ragged::kernel::count(mask.get(), n);
       for (std::int64_t inner : {1, 2}) {
-        std::vector<std::int32_t> serial(in.size() + 1, -1);
+        serial.assign(in.size() + 1, -1);
         const auto a = (ragged::kernel::compact(in.data(), mask.get(), n, serial.data(), inner) -
                         serial.data()) /
                        inner;
         for (int threads : {2, 3, 4}) {
-          std::vector<std::int32_t> parallel(in.size() + 1, -1);
+          parallel.assign(in.size() + 1, -1);
           const auto b = (ragged::kernel::compact(in.data(), mask.get(), n, parallel.data(), inner,
                                                   ragged::kernel::Parallel{threads}) -
                           parallel.data()) /
                          inner;
-          // The same mask bit-packed from bit offset 5, as Arrow may hand it over.
-          const auto packed = pack_bits(m, 5);
-          std::vector<std::int32_t> from_bits(in.size() + 1, -1);
+          from_bits.assign(in.size() + 1, -1);
           const auto c = (ragged::kernel::compact(in.data(), packed.bits, n, from_bits.data(),
                                                   inner, ragged::kernel::Parallel{threads}) -
                           from_bits.data()) /
@@ -528,13 +531,16 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
   // Inputs past the streaming threshold take the queued, prefetching path:
   // masks with fewer runs than its queue is deep, and with many.
   using ragged::kernel::Rows;
-  at_every_level(91, [](std::mt19937_64& rng) {
+  // Buffers refilled, not allocated afresh (fresh pages are slow to fault in
+  // on virtual machines, under ASan most of all).
+  std::vector<std::int32_t> in, want, out, from_bits;
+  at_every_level(91, [&](std::mt19937_64& rng) {
     for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
       std::vector<std::int64_t> splits{0};
       while (splits.back() < (std::int64_t{5} << 20) / inner)
         splits.push_back(splits.back() + static_cast<std::int64_t>(rng() % 200));
       const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
-      std::vector<std::int32_t> in(static_cast<std::size_t>(splits.back() * inner));
+      in.resize(static_cast<std::size_t>(splits.back() * inner));
       for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
       for (int density : {0, 50, 100, -1, -2, -3}) {
         std::vector<char> m;
@@ -546,12 +552,12 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
         }
         auto mask = std::make_unique<bool[]>(m.size() + 1);
         for (std::size_t r = 0; r < m.size(); ++r) mask[r] = m[r] != 0;
-        std::vector<std::int32_t> want;
+        want.clear();
         for (std::int64_t r = 0; r < nrows; ++r)
           if (m[static_cast<std::size_t>(r)])
             want.insert(want.end(), in.begin() + splits[static_cast<std::size_t>(r)] * inner,
                         in.begin() + splits[static_cast<std::size_t>(r) + 1] * inner);
-        std::vector<std::int32_t> out(want.size() + 64, -1);
+        out.assign(want.size() + 64, -1);
         INFO("inner " << inner << ", density " << density);
         const auto* end = ragged::kernel::compact(
             in.data(), mask.get(), Rows<std::int64_t>::of_splits(splits), out.data(), inner);
@@ -560,7 +566,7 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
         CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(want.size()), out.end(),
                           [](std::int32_t v) { return v == -1; }));
         const auto packed = pack_bits(m, 5);
-        std::vector<std::int32_t> from_bits(out.size(), -1);
+        from_bits.assign(out.size(), -1);
         CHECK(ragged::kernel::compact(in.data(), packed.bits, Rows<std::int64_t>::of_splits(splits),
                                       from_bits.data(), inner) == from_bits.data() + want.size());
         CHECK(first_difference(from_bits, out) == -1);
@@ -574,20 +580,23 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
   // on are streamed where the level writes straight to the output, shorter
   // ones copied with memcpy (run_copy): rows of 40 bytes to 8 KiB, in runs
   // on either side of that length, to an output at an odd element offset.
-  at_every_level(4096, [](std::mt19937_64& rng) {
+  // Buffers refilled, not allocated afresh (fresh pages are slow to fault in
+  // on virtual machines, under ASan most of all).
+  std::vector<std::int32_t> in, want, out;
+  at_every_level(4096, [&](std::mt19937_64& rng) {
     for (const std::int64_t inner : {std::int64_t{10}, std::int64_t{1000}, std::int64_t{2048}}) {
       const std::int64_t n = (std::int64_t{6} << 20) / inner;
-      std::vector<std::int32_t> in(static_cast<std::size_t>(n * inner));
+      in.resize(static_cast<std::size_t>(n * inner));
       for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
       for (int density : {50, -1, 100}) {
         const auto m = random_mask(rng, n, density);
         auto mask = std::make_unique<bool[]>(m.size() + 1);
         for (std::size_t r = 0; r < m.size(); ++r) mask[r] = m[r] != 0;
-        std::vector<std::int32_t> want;
+        want.clear();
         for (std::int64_t r = 0; r < n; ++r)
           if (m[static_cast<std::size_t>(r)])
             want.insert(want.end(), in.begin() + r * inner, in.begin() + (r + 1) * inner);
-        std::vector<std::int32_t> out(want.size() + 3 + 64, -1);
+        out.assign(want.size() + 3 + 64, -1);
         INFO("inner " << inner << ", density " << density);
         const auto* end = ragged::kernel::compact(in.data(), mask.get(), n, out.data() + 3, inner);
         REQUIRE(end == out.data() + 3 + want.size());
@@ -664,6 +673,10 @@ template <class T>
 void check_rows_streamed(std::mt19937_64& rng) {
   const auto threshold =
       ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T));
+  // Buffers refilled, not allocated afresh (fresh pages are slow to fault in
+  // on virtual machines, under ASan most of all).
+  std::vector<T> in, want, out;
+  std::vector<std::int32_t> want_splits, splits;
   for (const std::int64_t length : {3, 64, 1000, 4103, 0}) {
     std::vector<std::int64_t> bounds{0};
     while (bounds.back() < threshold)
@@ -671,8 +684,10 @@ void check_rows_streamed(std::mt19937_64& rng) {
     const auto rows = static_cast<std::int64_t>(bounds.size()) - 1;
     const auto n = bounds.back();
     const auto m = random_mask(rng, n, length == 1000 ? -1 : 50);
-    std::vector<T> in(static_cast<std::size_t>(n)), want;
-    std::vector<std::int32_t> want_splits{0};
+    in.resize(static_cast<std::size_t>(n));
+    want.clear();
+    want.reserve(static_cast<std::size_t>(n));
+    want_splits.assign(1, 0);
     for (std::int64_t r = 0; r < rows; ++r) {
       for (auto i = bounds[static_cast<std::size_t>(r)];
            i < bounds[static_cast<std::size_t>(r) + 1]; ++i) {
@@ -689,8 +704,8 @@ void check_rows_streamed(std::mt19937_64& rng) {
     for (const bool bits : {false, true}) {
       INFO("width " << sizeof(T) << ", row length " << (length ? std::to_string(length) : "0..130")
                     << (bits ? ", bit-packed" : ""));
-      std::vector<T> out(want.size() + 64, T{-1});
-      std::vector<std::int32_t> splits(static_cast<std::size_t>(rows) + 1, -1);
+      out.assign(want.size() + 64, T{-1});
+      splits.assign(static_cast<std::size_t>(rows) + 1, -1);
       const auto* end = bits ? ragged::kernel::compact(in.data(), packed.bits, n, out.data(), 1,
                                                        of_rows, splits.data())
                              : ragged::kernel::compact(in.data(), mask.get(), n, out.data(), 1,
@@ -824,7 +839,12 @@ TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX
 }
 
 TEST_CASE("compact reports the kept count at row boundaries, in the same pass") {
-  at_every_level(77, [](std::mt19937_64& rng) {
+  // The buffers are refilled, not allocated afresh, for every input: on a
+  // virtual machine each fresh page faults into the host, and a fresh 20 MB
+  // vector per input made this case the suite's slowest (under ASan, which
+  // unmaps what it frees, 48 s).
+  std::vector<std::int32_t> in, out, plain, bits_out, got;
+  at_every_level(77, [&](std::mt19937_64& rng) {
     // Small and large (streamed) inputs; rows of random length, some empty.
     for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{100}, std::int64_t{5000},
                            std::int64_t{5} << 20}) {
@@ -838,9 +858,9 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
         while (splits.back() < n)
           splits.push_back(
               std::min<std::int64_t>(n, splits.back() + static_cast<std::int64_t>(rng() % 150)));
-        std::vector<std::int32_t> in(static_cast<std::size_t>(n)),
-            out(static_cast<std::size_t>(n) + 1, -1);
+        in.resize(static_cast<std::size_t>(n));
         for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
+        out.assign(static_cast<std::size_t>(n) + 1, -1);
         std::vector<std::int32_t> kept_before(splits.size(), -1);
         const auto rows_of_mask = ragged::kernel::Rows<std::int64_t>::of_splits(splits);
         const auto kept = ragged::kernel::compact(in.data(), mask.get(), n, out.data(), 1,
@@ -859,13 +879,14 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
         CHECK(out[static_cast<std::size_t>(want)] == -1);
         // Without the splits: the same output (large inputs take the one-pass
         // path where the store is not staged).
-        std::vector<std::int32_t> plain(out.size(), -1);
+        plain.assign(out.size(), -1);
         CHECK(ragged::kernel::compact(in.data(), mask.get(), n, plain.data()) ==
               plain.data() + want);
         CHECK(first_difference(plain, out) == -1);
         // The same mask bit-packed from bit offset 3: the same output and counts.
         const auto packed = pack_bits(m, 3);
-        std::vector<std::int32_t> bits_out(out.size(), -1), bits_before(splits.size(), -1);
+        bits_out.assign(out.size(), -1);
+        std::vector<std::int32_t> bits_before(splits.size(), -1);
         CHECK(ragged::kernel::compact(in.data(), packed.bits, n, bits_out.data(), 1, rows_of_mask,
                                       bits_before.data()) == bits_out.data() + kept);
         CHECK(first_difference(bits_out, out) == -1);
@@ -875,11 +896,12 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
         // where nothing is staged, one row per chunk). The values are the
         // first rows * length entries' kept ones: a prefix of `plain`, and
         // nothing is written past them.
+        got.resize(out.size());
         for (const std::int64_t length : {64, 1000, 2048, 3001, 4096, 20000, 100000}) {
           const std::int64_t rows = n / length;
           std::vector<std::int64_t> uniform(static_cast<std::size_t>(rows) + 1, -1);
           for (const bool bit_packed : {false, true}) {
-            std::vector<std::int32_t> got(out.size(), -1);
+            std::fill(got.begin(), got.end(), -1);
             const auto rows_of = ragged::kernel::Rows<std::int64_t>::uniform(length, rows);
             const auto end = bit_packed
                                  ? ragged::kernel::compact(in.data(), packed.bits, rows * length,
@@ -892,8 +914,9 @@ TEST_CASE("compact reports the kept count at row boundaries, in the same pass") 
               if (row < rows) running += ragged::kernel::count(mask.get() + row * length, length);
             }
             failures += end - got.data() != running;
-            for (std::size_t at = 0; at < got.size(); ++at)
-              failures += got[at] != (static_cast<std::int64_t>(at) < running ? plain[at] : -1);
+            const auto stop = got.begin() + running;
+            failures += !std::equal(got.begin(), stop, plain.begin());
+            failures += !std::all_of(stop, got.end(), [](std::int32_t x) { return x == -1; });
           }
         }
         CHECK(failures == 0);
