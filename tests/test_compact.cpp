@@ -218,6 +218,12 @@ struct RestoreIsa {
   }
 };
 
+// The cases beyond the caches keep their large buffers across inputs and
+// levels and refill them (assign, resize), not allocate them afresh: on a
+// virtual machine every fresh page faults into the host, and ASan unmaps what
+// it frees, so fresh 20 MB vectors per input took test_compact from 9 s to
+// 32 s, and to 96 s under ASan.
+
 // Runs `body(rng)` once at every level this CPU has, forced in turn (each
 // assertion inside names the level), then restores the level chosen at
 // start-up. One generator, seeded with `seed`, runs on across the levels.
@@ -484,8 +490,6 @@ TEST_CASE("the parallel kernel equals the serial one on sizes that do split", "[
   for (std::int64_t base : {std::int64_t{1} << 17, (std::int64_t{3} << 17) + 64})
     for (std::int64_t r : {0, 1, 2, 63, 64, 65, 127, 128, 129, 191}) sizes.push_back(base + r);
   std::int64_t failures = 0;
-  // Buffers refilled, not allocated afresh (fresh pages are slow to fault in
-  // on virtual machines, under ASan most of all).
   std::vector<std::int32_t> in, serial, parallel, from_bits;
   for (const auto n : sizes) {
     for (int density : {100, 50, -1}) {
@@ -531,8 +535,6 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
   // Inputs past the streaming threshold take the queued, prefetching path:
   // masks with fewer runs than its queue is deep, and with many.
   using ragged::kernel::Rows;
-  // Buffers refilled, not allocated afresh (fresh pages are slow to fault in
-  // on virtual machines, under ASan most of all).
   std::vector<std::int32_t> in, want, out, from_bits;
   at_every_level(91, [&](std::mt19937_64& rng) {
     for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
@@ -580,8 +582,6 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
   // on are streamed where the level writes straight to the output, shorter
   // ones copied with memcpy (run_copy): rows of 40 bytes to 8 KiB, in runs
   // on either side of that length, to an output at an odd element offset.
-  // Buffers refilled, not allocated afresh (fresh pages are slow to fault in
-  // on virtual machines, under ASan most of all).
   std::vector<std::int32_t> in, want, out;
   at_every_level(4096, [&](std::mt19937_64& rng) {
     for (const std::int64_t inner : {std::int64_t{10}, std::int64_t{1000}, std::int64_t{2048}}) {
@@ -673,8 +673,6 @@ template <class T>
 void check_rows_streamed(std::mt19937_64& rng) {
   const auto threshold =
       ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T));
-  // Buffers refilled, not allocated afresh (fresh pages are slow to fault in
-  // on virtual machines, under ASan most of all).
   std::vector<T> in, want, out;
   std::vector<std::int32_t> want_splits, splits;
   for (const std::int64_t length : {3, 64, 1000, 4103, 0}) {
@@ -839,10 +837,6 @@ TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX
 }
 
 TEST_CASE("compact reports the kept count at row boundaries, in the same pass") {
-  // The buffers are refilled, not allocated afresh, for every input: on a
-  // virtual machine each fresh page faults into the host, and a fresh 20 MB
-  // vector per input made this case the suite's slowest (under ASan, which
-  // unmaps what it frees, 48 s).
   std::vector<std::int32_t> in, out, plain, bits_out, got;
   at_every_level(77, [&](std::mt19937_64& rng) {
     // Small and large (streamed) inputs; rows of random length, some empty.
