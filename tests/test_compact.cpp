@@ -295,8 +295,8 @@ PackedBits pack_bits(const std::vector<char>& m, std::int64_t bit_offset) {
 using ragged::kernel::detail::Reach;
 
 // compact(), or beyond the caches the loops it runs on large inputs (requests
-// ahead; where whole vectors run, bytes stored whole too, and a streamed
-// output through L1 with non-temporal stores), run here on short inputs so
+// ahead; where whole vectors run, bytes stored whole too, a streamed output
+// through L1 with non-temporal stores, and every block read in order), run here on short inputs so
 // that every length, tail and output alignment meets them.
 template <class E, class M>
 std::int64_t compact_bytes(const unsigned char* src, M mask, std::int64_t n, unsigned char* dst,
@@ -335,7 +335,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
   const auto packed = pack_bits(m, bit_offset);
   bool all_ok = true;
   for (const bool bits : {false, true})
-    for (const Reach reach : {Reach::cached, Reach::beyond, Reach::streamed}) {
+    for (const Reach reach : {Reach::cached, Reach::beyond, Reach::streamed, Reach::in_order}) {
       std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
       const auto* src = in.data() + in_off;
       auto* dst = out.data() + out_off;
@@ -365,6 +365,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
         FAIL_CHECK((bits ? "bit mask at bit offset " + std::to_string(bit_offset) : "byte mask")
                    << (reach == Reach::beyond     ? ", the loop beyond the caches"
                        : reach == Reach::streamed ? ", the loop streaming its output"
+                       : reach == Reach::in_order ? ", the loop reading every block in order"
                                                   : "")
                    << ", width " << w << ", n " << n << ", inner " << inner << ", in offset "
                    << in_off << ", out offset " << out_off << ", kept " << kept << ", counted "
@@ -830,6 +831,13 @@ TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX
   STATIC_REQUIRE(!streams_through_l1({V::amd, 0x19, 0x11, false}));
   STATIC_REQUIRE(!streams_through_l1({V::intel, 6, 207, false}));
   STATIC_REQUIRE(!streams_through_l1({V::other, 0x1a, 0x02, false}));
+  // Inputs beyond the caches are read in order, every block, on Zen 4 only.
+  using ragged::kernel::reads_in_order;
+  STATIC_REQUIRE(reads_in_order({V::amd, 0x19, 0x11, false}));
+  STATIC_REQUIRE(reads_in_order({V::amd, 0x19, 0x61, false}));
+  STATIC_REQUIRE(!reads_in_order({V::amd, 0x1a, 0x02, false}));
+  STATIC_REQUIRE(!reads_in_order({V::intel, 6, 207, false}));
+  STATIC_REQUIRE(!reads_in_order({V::other, 0x19, 0x11, false}));
   // What this machine got is the rule applied to its CPUID.
   const auto& f = ragged::kernel::cpu_features();
   if (f.avx512) CHECK(f.avx512_store == choose_avx512_store(f.id));

@@ -224,13 +224,17 @@ block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst, std::int6
   return compress_block_avx512<W, S, Full>(src, bits, dst, room);
 }
 
-// compact_avx512 with Avx512Store::whole (it says how). `Prefetch` (inputs
-// beyond the caches) is a template parameter here, not compact_avx512's flag:
-// the loops in and beyond the caches group their blocks differently.
-template <std::size_t W, bool Prefetch, class M>
+// compact_avx512 with Avx512Store::whole (it says how). Where the data lie
+// (R: cached, beyond or in_order) is a template parameter here, not
+// compact_avx512's flag: the loops in and beyond the caches group their
+// blocks differently. Beyond them, blocks are requested ahead, and empty ones
+// skipped unread and full ones copied; in_order (cpu.hpp, reads_in_order)
+// every block is compressed as it comes and nothing requested.
+template <std::size_t W, Reach R, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
   constexpr auto S = Avx512Store::whole;
+  constexpr bool requests = R == Reach::beyond, every_block = R == Reach::in_order;
   constexpr auto w = static_cast<std::int64_t>(W);
   std::byte* dst = out;
   std::int64_t i = 0;
@@ -247,7 +251,7 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
   // to 1.87 against 2.07 to 2.12; four blocks no better for int32, and
   // doubles 1.42 against 1.09). Beyond the caches two cost int32 at density
   // 0.95 3 to 9%, doubles 2 to 3%.
-  constexpr std::int64_t group = (W == 2 || W == 4) && !Prefetch ? 2 : 1;
+  constexpr std::int64_t group = (W == 2 || W == 4) && R == Reach::cached ? 2 : 1;
   constexpr std::int64_t window = group + ahead;
   constexpr std::int64_t span = 64 * window;
   // The bits of the window's blocks, i .. i + window - 1: the group's, then
@@ -278,10 +282,12 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
     // 1.00 with. Counting them at every width cost int32 in cache 3 to 4%.)
     const bool all_whole =
         (lanes >= 32 ? _mm_popcnt_u64(b[group - 1] >> (64 - lanes)) : 0) + next >= lanes;
-    // Empty blocks are skipped unread and full ones copied (block_avx512).
+    // Empty blocks are skipped unread and full ones copied (block_avx512),
+    // unless every block is read.
     bool plain = false;
-    for (std::int64_t g = 0; g < group; ++g) plain |= b[g] + 1 <= 1;
-    if (Prefetch && (all_whole || next == 0))
+    if constexpr (!every_block)
+      for (std::int64_t g = 0; g < group; ++g) plain |= b[g] + 1 <= 1;
+    if (requests && (all_whole || next == 0))
       for (std::int64_t g = 0; g < group; ++g) prefetch_block<W>(in, mask, i + 64 * g);
     const std::byte* src = in + i * w;
     // One branch on both tests.
@@ -294,8 +300,13 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
       for (std::int64_t g = 0; g < group; ++g)
         room += static_cast<std::int64_t>(_mm_popcnt_u64(b[g]));
       for (std::int64_t g = 0; g < group; ++g) {
-        dst = block_avx512<W, S, true>(src + 64 * w * g, b[g], dst, room);
-        room -= static_cast<std::int64_t>(_mm_popcnt_u64(b[g]));
+        const std::byte* s = src + 64 * w * g;
+        if constexpr (every_block) {
+          dst = compress_block_avx512<W, S, true>(s, b[g], dst, room);  // counts `room` down
+        } else {
+          dst = block_avx512<W, S, true>(s, b[g], dst, room);
+          room -= static_cast<std::int64_t>(_mm_popcnt_u64(b[g]));
+        }
       }
     }
     for (std::int64_t j = 0; j < ahead; ++j) b[j] = b[j + group];
@@ -459,12 +470,13 @@ compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
   return (base + pos) / w;
 }
 
-// The kernel at AVX-512, block by block. Beyond the caches (Reach::beyond and
-// streamed) each block requests one ahead (prefetch_block). (A run-time flag,
+// The kernel at AVX-512, block by block. Beyond the caches (every Reach but
+// cached) each block requests one ahead (prefetch_block). (A run-time flag,
 // not a template parameter, where the stores are masked: one function per
 // width and store, not two, for a branch per block that is always predicted.)
-// Outputs streamed with Avx512Store::whole go out through L1
-// (compact_stream_avx512).
+// With Avx512Store::whole, streamed outputs go out through L1
+// (compact_stream_avx512), and Reach::in_order inputs are read block by block
+// with no requests (compact_whole_avx512).
 //
 // Avx512Store::whole (compact_whole_avx512): while the step's blocks (one, or
 // two in the caches) and the next `ahead` are whole, the next blocks' kept
@@ -480,8 +492,10 @@ compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
 template <std::size_t W, Avx512Store S, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t compact_avx512(
     const std::byte* in, M mask, std::int64_t n, std::byte* out, Reach reach) noexcept {
-  if constexpr (S == Avx512Store::whole)
+  if constexpr (S == Avx512Store::whole) {
     if (reach == Reach::streamed) return compact_stream_avx512<W, false>(in, mask, n, out);
+    if (reach == Reach::in_order) return compact_whole_avx512<W, Reach::in_order>(in, mask, n, out);
+  }
   const bool prefetch = reach != Reach::cached;
   constexpr auto w = static_cast<std::int64_t>(W);
   std::byte* dst = out;
@@ -508,10 +522,10 @@ template <std::size_t W, Avx512Store S, class M>
     return (dst - out) / w;
   }
   if constexpr (W == 1)  // bytes in the caches stored masked, above
-    return compact_whole_avx512<W, true>(in, mask, n, out);
+    return compact_whole_avx512<W, Reach::beyond>(in, mask, n, out);
   else
-    return prefetch ? compact_whole_avx512<W, true>(in, mask, n, out)
-                    : compact_whole_avx512<W, false>(in, mask, n, out);
+    return prefetch ? compact_whole_avx512<W, Reach::beyond>(in, mask, n, out)
+                    : compact_whole_avx512<W, Reach::cached>(in, mask, n, out);
 }
 
 }  // namespace detail

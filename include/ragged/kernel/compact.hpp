@@ -28,8 +28,8 @@
 /// count(mask, n) * inner elements and nothing more. Large outputs are written
 /// with non-temporal stores (they bypass the caches), fenced before the kernel
 /// returns, except where the CPU compacts faster straight into the output
-/// (Avx512Store::whole on AMD Zen 4; Zen 5 streams it through L1,
-/// streams_through_l1).
+/// (Avx512Store::whole on AMD Zen 4, which reads its input in order,
+/// reads_in_order; Zen 5 streams it through L1, streams_through_l1).
 ///
 /// Masks (MaskPointer): bool bytes, where an entry is true when its byte is
 /// nonzero, on every path and at every instruction set (byte masks from NumPy
@@ -171,11 +171,18 @@ template <class M>
   return active_isa() == Isa::avx512 && active_avx512_store() == Avx512Store::whole;
 }
 
+// How the level reads an input beyond the caches: in order, with no gaps
+// and no requests ahead, where the CPU's prefetcher streams only that
+// (reads_in_order; the loops that do not write straight read it as beyond).
+[[nodiscard]] inline Reach beyond_reach() noexcept {
+  return reads_in_order(cpu_features().id) ? Reach::in_order : Reach::beyond;
+}
+
 // How the level compacts an output beyond the caches where it writes
 // straight to it: streamed through L1 where the CPU runs that faster
-// (streams_through_l1), else with ordinary stores.
+// (streams_through_l1), else with ordinary stores (beyond_reach).
 [[nodiscard]] inline Reach straight_reach() noexcept {
-  return streams_through_l1(cpu_features().id) ? Reach::streamed : Reach::beyond;
+  return streams_through_l1(cpu_features().id) ? Reach::streamed : beyond_reach();
 }
 
 // Whether outputs beyond the caches are compacted into an L1 stage and
@@ -399,7 +406,8 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   constexpr std::int64_t stage_bytes = 8192;
   const bool staged = stage_outputs();
   // Where the level writes straight to the output, its compaction may stream it.
-  const auto fn = compaction_for<T, M>(inner, stream && !staged ? straight_reach() : Reach::beyond);
+  const auto fn =
+      compaction_for<T, M>(inner, stream && !staged ? straight_reach() : beyond_reach());
   const bool wide = active_isa() == Isa::avx512;  // one 64-byte non-temporal store per line
   const auto w = static_cast<std::size_t>(inner) * sizeof(T);
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));

@@ -105,14 +105,35 @@ struct CpuFeatures {
 /// compact_stream_avx512) rather than straight to the output. Zen 5 (family
 /// 0x1A, model 2, 2^26 entries, density 0.5, x the time straight to the
 /// output, one process each): int32 0.85 to 0.96, double 0.87 to 0.95, int8
-/// 0.86 to 0.99. Zen 4 is not measured with it and writes straight, as
-/// measured there before. Measured again later on Zen 5, which way is faster
-/// turned with the host's state (straight x streamed, one process each:
-/// int32 density 0.95 0.78 to 1.09, density 0.05 0.94 to 1.31), and a
-/// choice per call by timing both gained too little to keep
-/// (docs/performance.md, "streamed or straight beyond the caches").
+/// 0.86 to 0.99. Zen 4 (family 0x19 model 0x11) writes straight: streamed
+/// through L1, reading every block in order as it does (reads_in_order), it
+/// was no faster (int32 2^26, ms, medians of 3 in three processes, streamed
+/// against straight: density 0.5 16.9 to 24.1 against 15.8 to 19.4, 0.05
+/// 12.9 to 16.9 against 12.4 to 13.0, 0.95 20.8 to 22.7 against 22.2 to 24.2,
+/// runs of 1..1024 16.7 to 21.0 against 16.7 to 19.3). Measured again later on Zen 5, which way is
+/// faster turned with the host's state (straight x streamed, one process each: int32 density 0.95
+/// 0.78 to 1.09, density 0.05 0.94 to 1.31), and a choice per call by timing both gained too little
+/// to keep (docs/performance.md, "streamed or straight beyond the caches").
 [[nodiscard]] constexpr bool streams_through_l1(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::amd && id.family >= 0x1a;
+}
+
+/// Whether, with Avx512Store::whole, an input beyond the caches is read block
+/// by block in order, every block compressed (empty and full ones too) and
+/// nothing requested ahead by the loop, rather than empty blocks skipped
+/// unread, full ones copied and each block's values requested ahead
+/// (kernel/avx512.hpp, compact_whole_avx512). AMD Zen 4 (family 0x19): its
+/// hardware prefetcher streams an input read without gaps, and it loses the
+/// stream at each gap that skipped blocks leave; requests of ours did not
+/// make up for it. (Family 0x19 model 0x11, 1-D int32 2^26 into an existing
+/// output, ms, medians of 3 in each of three processes: runs of 1..1024 alike
+/// 21.4 to 24.2 skipping with requests, 19.7 to 20.3 skipping without, 16.0 to
+/// 17.2 in order, Highway's Compress + StoreU 14.5 to 17.3 beside them; random
+/// density 0.5 17.5 to 21.0 against 15.8 to 19.4 in order; density 0.95 24.0
+/// to 27.0 against 21.8 to 25.9.) Zen 5 streams its output through
+/// L1 instead (streams_through_l1), where skipping pays.
+[[nodiscard]] constexpr bool reads_in_order(const CpuId& id) noexcept {
+  return id.vendor == CpuId::Vendor::amd && id.family == 0x19;
 }
 
 namespace detail {

@@ -26,8 +26,12 @@ namespace detail {
 ///   the level writes straight to the output (Avx512Store::whole), the
 ///   output's lines go out whole with non-temporal stores, unfenced: the
 ///   caller calls stream_fence(). Elsewhere as beyond (the caller stages and
-///   streams, compact.hpp: compact_chunked).
-enum class Reach : unsigned char { cached, beyond, streamed };
+///   streams, compact.hpp: compact_chunked);
+/// - in_order: the input beyond the caches, read block by block without gaps
+///   and nothing requested ahead, where the level writes straight to the
+///   output (Avx512Store::whole) on a CPU whose prefetcher streams only an
+///   input so read (cpu.hpp, reads_in_order); elsewhere as beyond.
+enum class Reach : unsigned char { cached, beyond, streamed, in_order };
 
 // How a compaction that reports as it goes (compact() with mask rows) hands
 // over what it read: after every report_entries entries, and after the last,
