@@ -127,7 +127,7 @@ struct CpuFeatures {
 /// stream at each gap that skipped blocks leave; requests of ours did not
 /// make up for it. (Family 0x19 model 0x11, 1-D int32 2^26 into an existing
 /// output, ms, medians of 3 in each of three processes: runs of 1..1024 alike
-/// 21.4 to 24.2 skipping with requests, 19.7 to 20.3 skipping without, 16.0 to
+/// 21.4 to 24.2 skipping with requests, 21.2 to 23.5 skipping without, 16.0 to
 /// 17.2 in order, Highway's Compress + StoreU 14.5 to 17.3 beside them; random
 /// density 0.5 17.5 to 21.0 against 15.8 to 19.4 in order; density 0.95 24.0
 /// to 27.0 against 21.8 to 25.9.) Zen 5 streams its output through
