@@ -296,8 +296,9 @@ using ragged::kernel::detail::Reach;
 
 // compact(), or beyond the caches the loops it runs on large inputs (requests
 // ahead; where whole vectors run, bytes stored whole too, a streamed output
-// through L1 with non-temporal stores, and every block read in order), run here on short inputs so
-// that every length, tail and output alignment meets them.
+// through L1 with non-temporal stores, and every block read in order), run
+// here on short inputs so that every length, tail and output alignment meets
+// them.
 template <class E, class M>
 std::int64_t compact_bytes(const unsigned char* src, M mask, std::int64_t n, unsigned char* dst,
                            std::int64_t inner, Reach reach) {

@@ -110,10 +110,11 @@ struct CpuFeatures {
 /// was no faster (int32 2^26, ms, medians of 3 in three processes, streamed
 /// against straight: density 0.5 16.9 to 24.1 against 15.8 to 19.4, 0.05
 /// 12.9 to 16.9 against 12.4 to 13.0, 0.95 20.8 to 22.7 against 22.2 to 24.2,
-/// runs of 1..1024 16.7 to 21.0 against 16.7 to 19.3). Measured again later on Zen 5, which way is
-/// faster turned with the host's state (straight x streamed, one process each: int32 density 0.95
-/// 0.78 to 1.09, density 0.05 0.94 to 1.31), and a choice per call by timing both gained too little
-/// to keep (docs/performance.md, "streamed or straight beyond the caches").
+/// runs of 1..1024 16.7 to 21.0 against 16.7 to 19.3). Measured again later
+/// on Zen 5, which way is faster turned with the host's state (straight x
+/// streamed, one process each: int32 density 0.95 0.78 to 1.09, density 0.05
+/// 0.94 to 1.31), and a choice per call by timing both gained too little to
+/// keep (docs/performance.md, "streamed or straight beyond the caches").
 [[nodiscard]] constexpr bool streams_through_l1(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::amd && id.family >= 0x1a;
 }
