@@ -186,6 +186,14 @@ void paired(benchmark::State& state, const Call& ours, const Call& storeu, const
   bench::set_counters(state, items, value_bytes);
 }
 
+// How many rounds paired() times, each repetition: a fixed count, since the
+// minimum time would count ours alone while each round also runs both
+// Highway loops and an untimed call of each. In the caches Highway's
+// CompressStore loop takes 20 times ours, and the 0.2 s of ours a repetition
+// asks for took 166,000 rounds, five minutes (AMD Zen 4, family 0x19 model
+// 17); 20 rounds is about what 0.2 s took beyond the caches.
+constexpr benchmark::IterationCount paired_rounds = 20;
+
 // Registers one workload as ours, ours_avx2, the four Highway loops, ours
 // paired with the two native ones (paired), its read-only loop and its
 // read-write loop. `ours()` makes our side's call; `hwy(native, storeu)` the
@@ -223,10 +231,13 @@ void add(const std::string& workload, const std::function<Call()>& ours,
         s.counters["lanes"] = static_cast<double>(native ? hwy_native::lanes() : hwy_avx2::lanes());
       })->UseRealTime();
     }
-  benchmark::RegisterBenchmark(("paired/" + workload).c_str(), [ours, hwy, items,
-                                                                value_bytes](benchmark::State& s) {
-    paired(s, ours(), hwy(true, true), hwy(true, false), items, value_bytes);
-  })->UseManualTime();
+  benchmark::RegisterBenchmark(("paired/" + workload).c_str(),
+                               [ours, hwy, items, value_bytes](benchmark::State& s) {
+                                 paired(s, ours(), hwy(true, true), hwy(true, false), items,
+                                        value_bytes);
+                               })
+      ->UseManualTime()
+      ->Iterations(paired_rounds);
 }
 
 // A 1-D workload: the kernel into an existing output against Highway's loops.

@@ -19,6 +19,7 @@ of each ratio over the runs.
 import argparse
 import json
 import math
+import re
 import os
 import subprocess
 import sys
@@ -60,7 +61,9 @@ class Run:
         # In the binary's order of registration, not the random order in which the
         # interleaved repetitions finished, so that reports of two runs line up.
         rows.sort(key=lambda b: (b.get("family_index", 0), b.get("per_family_instance_index", 0)))
-        self.medians = {b["run_name"]: b for b in rows}
+        # Without the "/iterations:N" of benchmarks run a fixed count of times
+        # (bench_highway's paired ones), so that names line up across them.
+        self.medians = {re.sub(r"/iterations:\d+", "", b["run_name"]): b for b in rows}
         # How much the repetitions of each benchmark varied (Google Benchmark's
         # cv aggregate: standard deviation over mean), as their median: a
         # run whose repetitions varied much was taken while the host's
