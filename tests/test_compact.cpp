@@ -296,7 +296,8 @@ using ragged::kernel::detail::Reach;
 
 // compact(), or beyond the caches the loops it runs on large inputs (requests
 // ahead; where whole vectors run, bytes stored whole too, a streamed output
-// through L1 with non-temporal stores, and every block read in order), run
+// through L1 with non-temporal stores, every block read in order, and the
+// output carried in a register), run
 // here on short inputs so that every length, tail and output alignment meets
 // them.
 template <class E, class M>
@@ -336,7 +337,8 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
   const auto packed = pack_bits(m, bit_offset);
   bool all_ok = true;
   for (const bool bits : {false, true})
-    for (const Reach reach : {Reach::cached, Reach::beyond, Reach::streamed, Reach::in_order}) {
+    for (const Reach reach :
+         {Reach::cached, Reach::beyond, Reach::streamed, Reach::in_order, Reach::carried}) {
       std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
       const auto* src = in.data() + in_off;
       auto* dst = out.data() + out_off;
@@ -367,6 +369,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
                    << (reach == Reach::beyond     ? ", the loop beyond the caches"
                        : reach == Reach::streamed ? ", the loop streaming its output"
                        : reach == Reach::in_order ? ", the loop reading every block in order"
+                       : reach == Reach::carried  ? ", the loop carrying its output in a register"
                                                   : "")
                    << ", width " << w << ", n " << n << ", inner " << inner << ", in offset "
                    << in_off << ", out offset " << out_off << ", kept " << kept << ", counted "
@@ -432,6 +435,42 @@ TEST_CASE("whole-vector stores end exactly at the last kept element, at every le
               failures += !check_one(w, n, 1, 5, 3, m);
             }
     }
+    CHECK(failures == 0);
+  });
+}
+
+TEST_CASE("the carried loop: stretches kept mostly or not, at every output offset and width") {
+  // compact_carried_avx512 decides per stretch of 4096 entries: at least 3/4
+  // kept, its output goes out in whole lines from a register (the first line
+  // masked to the output's bytes, the last partial line stored masked), else
+  // it is compacted straight to the output. Stretches on either side of the
+  // threshold (3072 kept and 3071) in every order, all kept and none, a
+  // partial stretch after them, outputs starting at every offset in a line
+  // (bytes not the output's, before and after, must stay as they were:
+  // check_one's sentinels), and rows of two 4-byte elements, which move as
+  // 8-byte ones from any 4-byte offset. check_one runs every reach.
+  at_every_level(7777, [](std::mt19937_64& rng) {
+    std::int64_t failures = 0;
+    constexpr std::int64_t stretch = 4096;
+    const auto with_kept = [&](std::vector<char>& m, std::int64_t from, std::int64_t kept) {
+      std::vector<char> part(stretch, 0);
+      std::fill(part.begin(), part.begin() + kept, 1);
+      std::shuffle(part.begin(), part.end(), rng);
+      std::copy(part.begin(), part.end(), m.begin() + from);
+    };
+    const std::int64_t kinds[] = {3072, 3071, stretch, 0, 4000, 2048};
+    for (std::size_t w : {1u, 2u, 4u, 8u})
+      for (std::size_t first = 0; first < std::size(kinds) && failures < 5; ++first) {
+        const std::int64_t tail = first % 2 ? 0 : 77;
+        const auto n = 3 * stretch + tail;
+        std::vector<char> m = random_mask(rng, n, 90);
+        for (std::int64_t s = 0; s < 3; ++s)
+          with_kept(m, s * stretch,
+                    kinds[(first + static_cast<std::size_t>(s)) % std::size(kinds)]);
+        for (std::size_t out_off : {std::size_t{0}, 1 + first * 11, 63 - first})
+          failures += !check_one(w, n, 1, first, out_off, m);
+        if (w == 4) failures += !check_one(w, n / 2, 2, 3, 4 + first * 8, m);
+      }
     CHECK(failures == 0);
   });
 }

@@ -180,9 +180,13 @@ template <class M>
 
 // How the level compacts an output beyond the caches where it writes
 // straight to it: streamed through L1 where the CPU runs that faster
-// (streams_through_l1), else with ordinary stores (beyond_reach).
+// (streams_through_l1), carried in a register where it reads in order
+// (reads_in_order), else with ordinary stores.
 [[nodiscard]] inline Reach straight_reach() noexcept {
-  return streams_through_l1(cpu_features().id) ? Reach::streamed : beyond_reach();
+  const auto id = cpu_features().id;
+  return streams_through_l1(id) ? Reach::streamed
+         : reads_in_order(id)   ? Reach::carried
+                                : Reach::beyond;
 }
 
 // Whether outputs beyond the caches are compacted into an L1 stage and

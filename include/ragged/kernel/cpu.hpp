@@ -17,8 +17,8 @@ namespace ragged {
 inline namespace v0_1 {
 namespace kernel {
 
-/// The kernel's instruction-set levels. avx512 means AVX-512 F, BW, VL and
-/// VBMI2 (Ice Lake, Zen 4 and later); avx2 means AVX2 and BMI2.
+/// The kernel's instruction-set levels. avx512 means AVX-512 F, BW, VL, VBMI
+/// and VBMI2 (Ice Lake, Zen 4 and later); avx2 means AVX2 and BMI2.
 enum class Isa { scalar = 0, avx2 = 1, avx512 = 2 };
 
 /// How the AVX-512 level stores each compressed vector: chosen per CPU
@@ -115,6 +115,9 @@ struct CpuFeatures {
 /// streamed, one process each: int32 density 0.95 0.78 to 1.09, density 0.05
 /// 0.94 to 1.31), and a choice per call by timing both gained too little to
 /// keep (docs/performance.md, "streamed or straight beyond the caches").
+/// Zen 4's stretches that keep most entries go out with non-temporal stores
+/// all the same, put together in a register rather than a buffer in L1
+/// (Reach::carried, kernel/avx512.hpp: compact_carried_avx512).
 [[nodiscard]] constexpr bool streams_through_l1(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::amd && id.family >= 0x1a;
 }
@@ -167,10 +170,10 @@ inline CpuFeatures detect_cpu() noexcept {
   __get_cpuid_count(7, 0, &a, &b, &c, &d);
   const bool avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
   const bool avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
-  const bool avx512vbmi2 = (c >> 6) & 1;
+  const bool avx512vbmi = (c >> 1) & 1, avx512vbmi2 = (c >> 6) & 1;
   id.avx512fp16 = (d >> 23) & 1;
   f.avx2 = ymm_state && avx2 && bmi2;
-  f.avx512 = f.avx2 && zmm_state && avx512f && avx512bw && avx512vl && avx512vbmi2;
+  f.avx512 = f.avx2 && zmm_state && avx512f && avx512bw && avx512vl && avx512vbmi && avx512vbmi2;
   f.fast_compress_store = f.avx512 && cpu_has_fast_compress_store(id);
   f.avx512_store = choose_avx512_store(id);
   f.id = id;
