@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The AVX-512 kernel (F, BW, VL, VBMI2), compiled with target attributes so that
-// no global -m flag is needed; chosen at run time. Internal: use compact.hpp.
+// The AVX-512 kernel (F, BW, VL, VBMI, VBMI2), compiled with target attributes
+// so that no global -m flag is needed; chosen at run time. Internal: use
+// compact.hpp.
 #pragma once
 
 #include <algorithm>
@@ -487,7 +488,8 @@ struct Carry {
   std::int64_t head;  // its bytes before `head` are not the output's (the first line)
 };
 
-// A carry from `dst` on: the line that holds dst, its bytes before dst not ours.
+// A carry from `dst` on: the line that holds dst, its bytes before dst not
+// ours.
 [[gnu::target("avx512f"), gnu::always_inline]] inline Carry carry_from(std::byte* dst) noexcept {
   const auto head = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(dst) & 63);
   return {_mm512_setzero_si512(), dst - head, head, head};
@@ -547,16 +549,17 @@ struct Carry {
 // medians of 11 in each of two processes, carried against straight: density
 // 0.95 16.1 to 18.1 against 20.0 to 23.4, 0.8 17.4 against 19.6 to 21.5, 0.5
 // 16.4 to 17.1 against 15.8 to 18.2, 0.4 17.4 to 17.8 against 14.6 to 16.2,
-// 0.05 14.7 to 15.5 against 13.0 to 14.8; at 2^28 entries the same.) Testing
-// a stretch's mask before its values are read also sped up the stretches
-// written straight: bench_highway, ours x Highway's Compress + StoreU in the
-// same process, three processes each, every block read in order as one loop
-// against stretches of 4096: int32 density 0.05 1.01 to 1.15 against 0.87 to
-// 0.92, density 0.5 1.02 to 1.08 against 0.91 to 0.95, [4096, 4096] with a
-// 2-D mask 0.98 to 1.10 against 0.84 to 0.98. Stretches of 1024 took runs of
-// 1..1024 alike 1.22 to 1.38, of 2048 1.04 to 1.06, of 4096 0.76 to 0.99;
-// carried from 1/2 kept, density 0.5 took 1.10 to 1.16 and dense [4096, 4096]
-// to ragged 1.24 to 1.29. The caller fences (stream_fence).
+// 0.05 14.7 to 15.5 against 12.9 to 14.8; at 2^28 entries the same.)
+// Testing a stretch's mask before its values are read also sped up the
+// stretches written straight: bench_highway, ours x Highway's Compress +
+// StoreU in the same process, three to nine processes each, every block read
+// in order as one loop against stretches of 4096: int32 density 0.05 1.01 to
+// 1.15 against 0.87 to 0.92, density 0.5 1.02 to 1.08 against 0.91 to 0.95,
+// [4096, 4096] with a 2-D mask 0.98 to 1.10 against 0.84 to 0.98. Stretches
+// of 1024 took runs of 1..1024 alike 1.22 to 1.38, of 2048 0.93 to 1.15, of
+// 4096 0.76 to 0.99; carried from 1/2 kept, density 0.5 took 1.10 to 1.16
+// and dense [4096, 4096] to ragged 1.24 to 1.29 (docs/performance.md, "Zen
+// 4: the output carried in a register"). The caller fences (stream_fence).
 template <std::size_t W, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
