@@ -584,7 +584,8 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
       const std::byte* src = in + (i + 64 * b) * w;
       for (unsigned v = 0; v < W; ++v) {
         const std::uint64_t k = _bzhi_u64(bits[b] >> (v * lanes), lanes);
-        const __m512i c = Lanes512<W>::compress(k, _mm512_loadu_si512(src + 64 * v));
+        const __m512i c =
+            Lanes512<W>::compress(k, _mm512_loadu_si512(src + std::ptrdiff_t{64} * v));
         carry_put(carry, c, static_cast<std::int64_t>(_mm_popcnt_u64(k)) * w);
       }
     }
