@@ -439,13 +439,14 @@ TEST_CASE("whole-vector stores end exactly at the last kept element, at every le
   });
 }
 
-TEST_CASE("the carried loop: stretches kept mostly or not, at every output offset and width") {
-  // compact_carried_avx512 decides per stretch of 4096 entries: at least 3/4
-  // kept, its output goes out in whole lines from a register (the first line
-  // masked to the output's bytes, the last partial line stored masked), else
-  // it is compacted straight to the output. Stretches on either side of the
-  // threshold (3072 kept and 3071) in every order, all kept and none, a
-  // partial stretch after them, outputs starting at every offset in a line
+TEST_CASE("the carried loop: stretches of every share kept, at every output offset and width") {
+  // compact_carried_avx512 works a stretch of 4096 entries at a time, its
+  // output going out in whole lines from a register (the first line masked
+  // to the output's bytes, the last partial line stored masked), and
+  // compacts the last, partial stretch straight to the output. Stretches
+  // that keep most, half, nearly all, all and none (3072 and 3071: either
+  // side of an earlier choice's threshold) in every order, a partial
+  // stretch after them, outputs starting at every offset in a line
   // (bytes not the output's, before and after, must stay as they were:
   // check_one's sentinels), and rows of two 4-byte elements, which move as
   // 8-byte ones from any 4-byte offset. check_one runs every reach.
