@@ -439,27 +439,42 @@ TEST_CASE("whole-vector stores end exactly at the last kept element, at every le
   });
 }
 
-TEST_CASE("the carried loop: stretches of every share kept, at every output offset and width") {
-  // compact_carried_avx512 works a stretch of 4096 entries at a time, its
-  // output going out in whole lines from a register (the first line masked
-  // to the output's bytes, the last partial line stored masked), and
-  // compacts the last, partial stretch straight to the output. Stretches
-  // that keep most, half, nearly all, all and none (3072 and 3071: either
-  // side of an earlier choice's threshold) in every order, a partial
-  // stretch after them, outputs starting at every offset in a line
+TEST_CASE("the carried loop: stretches carried or not, at every output offset and width") {
+  // compact_carried_avx512 decides per stretch of 4096 entries: where it
+  // keeps at least 3/4, or at most 16 of its 64 blocks are mixed (neither
+  // empty nor full), its output goes out in whole lines from a register
+  // (the first line masked to the output's bytes, the last partial line
+  // stored masked); else it is compacted straight to the output, as is the
+  // last, partial stretch. Stretches on either side of both thresholds
+  // (3072 kept and 3071; 16 mixed blocks and 17, the others full and empty
+  // by turns), all kept and none, in every order, a partial stretch after
+  // them, outputs starting at every offset in a line
   // (bytes not the output's, before and after, must stay as they were:
   // check_one's sentinels), and rows of two 4-byte elements, which move as
   // 8-byte ones from any 4-byte offset. check_one runs every reach.
   at_every_level(7777, [](std::mt19937_64& rng) {
     std::int64_t failures = 0;
     constexpr std::int64_t stretch = 4096;
+    // A stretch that keeps `kept` entries at random or, where `kept` is
+    // negative, has -kept mixed blocks (half kept) and the others full and
+    // empty by turns.
     const auto with_kept = [&](std::vector<char>& m, std::int64_t from, std::int64_t kept) {
       std::vector<char> part(stretch, 0);
-      std::fill(part.begin(), part.begin() + kept, 1);
-      std::shuffle(part.begin(), part.end(), rng);
+      if (kept >= 0) {
+        std::fill(part.begin(), part.begin() + kept, 1);
+        std::shuffle(part.begin(), part.end(), rng);
+      } else {
+        for (std::int64_t b = 0; b < stretch / 64; ++b)
+          for (std::int64_t j = 64 * b; j < 64 * b + 64; ++j)
+            part[static_cast<std::size_t>(j)] = static_cast<char>(
+                b < -kept ? static_cast<int>(rng() & 1) : static_cast<int>(b % 2));
+        for (std::int64_t b = 0; b < -kept; ++b)  // mixed for sure
+          part[static_cast<std::size_t>(64 * b)] = 1,
+                                             part[static_cast<std::size_t>(64 * b + 1)] = 0;
+      }
       std::copy(part.begin(), part.end(), m.begin() + from);
     };
-    const std::int64_t kinds[] = {3072, 3071, stretch, 0, 4000, 2048};
+    const std::int64_t kinds[] = {3072, 3071, stretch, 0, -16, -17, 4000, 2048, -1};
     for (std::size_t w : {1u, 2u, 4u, 8u})
       for (std::size_t first = 0; first < std::size(kinds) && failures < 5; ++first) {
         const std::int64_t tail = first % 2 ? 0 : 77;

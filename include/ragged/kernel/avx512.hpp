@@ -536,35 +536,39 @@ struct Carry {
 
 // compact_avx512 with Avx512Store::whole into an output beyond the caches, on
 // a CPU that reads its inputs in order (Reach::carried; cpu.hpp,
-// reads_in_order), a stretch of `stretch` entries at a time: each stretch's
-// mask is tested first and its blocks' bits kept, then its values compressed
-// into a Carry, whose whole lines go out with non-temporal stores; the last,
-// partial stretch is compacted as in_order, straight to the output. Testing a
-// stretch's mask before its values are read keeps the tests off the loop's
-// path (bench_highway, ours x Highway's Compress + StoreU in the same process,
-// three to nine processes each, every block read in order as one loop against
-// stretches of 4096: int32 density 0.05 1.01 to 1.15 against 0.87 to 0.92);
-// stretches of 1024 and 2048 did worse on runs of 1..1024 alike.
-//
-// Every stretch is carried, whatever it keeps. An earlier version carried
-// only stretches that kept 3/4 or more and wrote the others straight: it had
-// measured the carry slower at lower densities, but with the loop over a
-// block's vectors unrolled, as GCC's -O3 unrolls it, where every vector's
-// "line whole?" branch has a place of its own. Kept rolled, one branch for
-// all, the carry is as fast or faster at every density (AMD Zen 4, family
-// 0x19 model 17, 1-D int32 2^26 into an existing output, ms, medians of 11
-// alternated in one process, carried rolled / carried unrolled / straight /
-// a Compress + StoreU loop beside them: density 0.5 13.3 / 15.0 to 15.4 /
-// 14.0 to 14.3 / 14.0 to 14.1; 0.2 12.4 to 12.5 / 12.3 (every stretch
-// carried) / 14.4 to 14.7 / 12.2 to 12.6; 0.95 14.0 / 14.6 to 15.2 / 14.6
-// to 15.1 / 17.7 to 18.8; 0 and 0.001 the same either way; runs of 1..1024
-// alike 13.2 to 13.6 against 15.8 to 16.4 straight. bench_highway's paired
-// rounds, ours x best Highway, two runs each, every stretch carried rolled
-// against the earlier choice: density 0.5 0.93 to 0.94 against 1.01 to 1.02,
-// 0.95 0.77 to 0.78 against 0.88, runs of 1..1024 0.87 against 1.02 to 1.05,
-// [4096, 4096] with a 2-D mask 0.92 to 0.95 against 1.00 to 1.01; density
-// 0.05, double and dense to ragged within 0.02.) The caller fences
-// (stream_fence).
+// reads_in_order), a stretch of `stretch` entries at a time. Each stretch's
+// mask is tested first, its blocks' bits kept and counted. A stretch whose
+// carry branches the predictor foresees is compressed into a Carry and goes
+// out in whole lines with non-temporal stores: one that keeps at least 3/4
+// of its entries (most vectors fill a line), or one with at most a quarter
+// of its blocks mixed, neither empty nor full (runs: empty blocks add
+// nothing, full ones a line each). The others, and the last, partial
+// stretch, are compacted as in_order, straight to the output, where a line's
+// read for ownership costs less than the carry's steps per vector and its
+// branch, which at density 0.5 goes either way. (AMD Zen 4, family 0x19
+// model 17, 1-D int32 2^26, ms, medians of 11 in each of two processes,
+// carried against straight: density 0.95 16.1 to 18.1 against 20.0 to 23.4,
+// 0.8 17.4 against 19.6 to 21.5, 0.5 16.4 to 17.1 against 15.8 to 18.2, 0.4
+// 17.4 to 17.8 against 14.6 to 16.2, 0.05 14.7 to 15.5 against 12.9 to 14.8;
+// at 2^28 entries the same. Where density 0.5 was carried, its speed turned
+// with where the loop landed in the binary: two builds whose loops were the
+// same instructions at other addresses took 0.93 and 1.08 x Highway's best
+// loop, paired rounds, two processes each; built with loops aligned to 32
+// or 64 bytes 1.23 and 1.14.) Testing a stretch's mask before its values are read
+// also sped up the stretches written straight: bench_highway, ours x
+// Highway's Compress + StoreU in the same process, three to nine processes
+// each, every block read in order as one loop against stretches of 4096:
+// int32 density 0.05 1.01 to 1.15 against 0.87 to 0.92, density 0.5 1.02 to
+// 1.08 against 0.91 to 0.95, [4096, 4096] with a 2-D mask 0.98 to 1.10
+// against 0.84 to 0.98. Stretches of 1024 took runs of 1..1024 alike 1.22
+// to 1.38, of 2048 0.93 to 1.15, of 4096 0.76 to 0.99 (docs/performance.md,
+// "Zen 4: the output carried in a register"). Runs carried too, and the
+// loop over a block's vectors kept rolled: bench_highway's paired rounds,
+// ours x best Highway, two processes each, against runs straight and that
+// loop unrolled (as GCC's -O3 unrolls it, each vector's "line whole?"
+// branch in a place of its own): runs of 1..1024 alike 0.87 against 1.02 to
+// 1.06, density 0.95 0.79 against 0.87 to 0.89, the other workloads within
+// 0.03. The caller fences (stream_fence).
 template <std::size_t W, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
@@ -575,11 +579,23 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
   std::int64_t i = 0;
   for (; n - i >= stretch; i += stretch) {
     std::uint64_t bits[blocks];
-    for (std::int64_t b = 0; b < blocks; ++b) bits[b] = mask_bits_avx512(mask + (i + 64 * b), 64);
-    // Both loops kept rolled (above; Clang reads GCC's pragma too, and
-    // unrolled the loop over blocks without it).
+    std::int64_t kept = 0, mixed = 0;
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      bits[b] = mask_bits_avx512(mask + (i + 64 * b), 64);
+      kept += static_cast<std::int64_t>(_mm_popcnt_u64(bits[b]));
+      mixed += bits[b] + 1 > 1;  // neither empty nor full
+    }
+    if (4 * kept < 3 * stretch && 4 * mixed > blocks) {
+      dst += w * compact_whole_avx512<W, Reach::in_order>(in + i * w, mask + i, stretch, dst);
+      continue;
+    }
+    // Both loops kept rolled (above): the loop over a block's vectors by
+    // GCC's pragma, which Clang reads too; the loop over blocks, which Clang
+    // otherwise unrolls whole, by Clang's.
     auto carry = carry_from(dst);
-#pragma GCC unroll 1
+#ifdef __clang__
+#pragma clang loop unroll(disable)
+#endif
     for (std::int64_t b = 0; b < blocks; ++b) {
       const std::byte* src = in + (i + 64 * b) * w;
 #pragma GCC unroll 1
