@@ -471,13 +471,16 @@ compact_stream_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
   return (base + pos) / w;
 }
 
-// The output of compact_carried_avx512: what the compressed vectors keep is put together in a
-// register, `acc` (its first `fill` bytes), and each 64-byte line of the output goes out once it is
-// whole, with one non-temporal store. No line is read for ownership, and no buffer in memory is
-// written and read back: on AMD Zen 4 a line loaded from a buffer that the vectors' unaligned
-// stores had just filled waited for them (a load that no single store forwards to), and streamed so
-// the output took longer than written straight (1-D int32 2^26, ms, medians of 11, one process:
-// density 0.95 28.5 through a buffer in L1, 20.0 straight, 16.1 carried in a register).
+// The output of compact_carried_avx512 where a stretch is carried: what the
+// compressed vectors keep is put together in a register, `acc` (its first
+// `fill` bytes), and each 64-byte line of the output goes out once it is
+// whole, with one non-temporal store. No line is read for ownership, and no
+// buffer in memory is written and read back: on AMD Zen 4 a line loaded from
+// a buffer that the vectors' unaligned stores had just filled waited for them
+// (a load that no single store forwards to), and streamed so the output took
+// longer than written straight (1-D int32 2^26, ms, medians of 11, one
+// process: density 0.95 28.5 through a buffer in L1, 20.0 straight, 16.1
+// carried in a register).
 struct Carry {
   __m512i acc;
   std::byte* line;    // the output's line that acc holds
@@ -554,9 +557,9 @@ struct Carry {
 // with where the loop landed in the binary: two builds whose loops were the
 // same instructions at other addresses took 0.93 and 1.08 x Highway's best
 // loop, paired rounds, two processes each; built with loops aligned to 32
-// or 64 bytes 1.23 and 1.14.) Testing a stretch's mask before its values are read
-// also sped up the stretches written straight: bench_highway, ours x
-// Highway's Compress + StoreU in the same process, three to nine processes
+// or 64 bytes 1.23 and 1.14.) Testing a stretch's mask before its values
+// are read also sped up the stretches written straight: bench_highway, ours
+// x Highway's Compress + StoreU in the same process, three to nine processes
 // each, every block read in order as one loop against stretches of 4096:
 // int32 density 0.05 1.01 to 1.15 against 0.87 to 0.92, density 0.5 1.02 to
 // 1.08 against 0.91 to 0.95, [4096, 4096] with a 2-D mask 0.98 to 1.10
@@ -619,7 +622,8 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
 // With Avx512Store::whole, streamed outputs go out through L1
 // (compact_stream_avx512), Reach::in_order inputs are read block by block
 // with no requests (compact_whole_avx512), and Reach::carried outputs are
-// carried in a register (compact_carried_avx512).
+// carried in a register where a stretch keeps most or holds runs
+// (compact_carried_avx512).
 //
 // Avx512Store::whole (compact_whole_avx512): while the step's blocks (one, or
 // two in the caches) and the next `ahead` are whole, the next blocks' kept

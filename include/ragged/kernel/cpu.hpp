@@ -115,9 +115,10 @@ struct CpuFeatures {
 /// streamed, one process each: int32 density 0.95 0.78 to 1.09, density 0.05
 /// 0.94 to 1.31), and a choice per call by timing both gained too little to
 /// keep (docs/performance.md, "streamed or straight beyond the caches").
-/// Zen 4's outputs go out with non-temporal stores all the same, their lines
-/// put together in a register rather than a buffer in L1 (Reach::carried,
-/// kernel/avx512.hpp: compact_carried_avx512).
+/// Zen 4's stretches that keep most entries or hold runs go out with
+/// non-temporal stores all the same, their lines put together in a register
+/// rather than a buffer in L1 (Reach::carried, kernel/avx512.hpp:
+/// compact_carried_avx512).
 [[nodiscard]] constexpr bool streams_through_l1(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::amd && id.family >= 0x1a;
 }

@@ -32,10 +32,11 @@ namespace detail {
 ///   output (Avx512Store::whole) on a CPU whose prefetcher streams only an
 ///   input so read (cpu.hpp, reads_in_order); elsewhere as beyond;
 /// - carried: as in_order, and the output beyond the caches too, not to be
-///   read again soon: the output goes out in whole lines with non-temporal
-///   stores, carried between them in a register, a stretch of the input at a
-///   time (avx512.hpp, compact_carried_avx512), unfenced: the caller calls
-///   stream_fence(). Elsewhere as in_order.
+///   read again soon: where a stretch of the input keeps most of its entries
+///   or holds runs, its output goes out in whole lines with non-temporal
+///   stores, carried between them in a register (avx512.hpp,
+///   compact_carried_avx512), unfenced: the caller calls stream_fence().
+///   Elsewhere as in_order.
 enum class Reach : unsigned char { cached, beyond, streamed, in_order, carried };
 
 // How a compaction that reports as it goes (compact() with mask rows) hands
