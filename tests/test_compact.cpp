@@ -468,9 +468,10 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
           for (std::int64_t j = 64 * b; j < 64 * b + 64; ++j)
             part[static_cast<std::size_t>(j)] = static_cast<char>(
                 b < -kept ? static_cast<int>(rng() & 1) : static_cast<int>(b % 2));
-        for (std::int64_t b = 0; b < -kept; ++b)  // mixed for sure
-          part[static_cast<std::size_t>(64 * b)] = 1,
-                                             part[static_cast<std::size_t>(64 * b + 1)] = 0;
+        for (std::int64_t b = 0; b < -kept; ++b) {  // mixed for sure
+          part[static_cast<std::size_t>(64 * b)] = 1;
+          part[static_cast<std::size_t>(64 * b + 1)] = 0;
+        }
       }
       std::copy(part.begin(), part.end(), m.begin() + from);
     };
