@@ -635,6 +635,46 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
   });
 }
 
+TEMPLATE_TEST_CASE("row selection's splits: every row count around whole words, at every level", "",
+                   std::int32_t, std::int64_t) {
+  // kept_limits writes sp[1..kept], the running total of the kept rows'
+  // lengths: at AVX-512 a vector of rows a step over whole words of 64 rows,
+  // a row a step after them. Row counts on either side of word boundaries,
+  // masks of bytes and of bits at odd offsets.
+  std::vector<TestType> splits, sp, want;
+  at_every_level(64, [&](std::mt19937_64& rng) {
+    for (const std::int64_t nrows : {0, 1, 7, 8, 15, 16, 63, 64, 65, 127, 128, 129, 191, 1000}) {
+      splits.assign(1, 0);
+      for (std::int64_t r = 0; r < nrows; ++r)
+        splits.push_back(static_cast<TestType>(splits.back() + static_cast<TestType>(rng() % 9)));
+      for (int density : {0, 10, 50, 90, 100, -1}) {
+        const auto m = random_mask(rng, nrows, density);
+        want.assign(1, 0);
+        for (std::int64_t r = 0; r < nrows; ++r)
+          if (m[static_cast<std::size_t>(r)])
+            want.push_back(static_cast<TestType>(want.back() +
+                                                 splits[static_cast<std::size_t>(r) + 1] -
+                                                 splits[static_cast<std::size_t>(r)]));
+        INFO("rows " << nrows << ", density " << density);
+        auto mask = std::make_unique<bool[]>(m.size() + 1);
+        for (std::size_t r = 0; r < m.size(); ++r) mask[r] = m[r] != 0;
+        // A guard entry past the kept rows' splits, which must stay as it is.
+        sp.assign(want.size() + 1, TestType{-7});
+        sp[0] = 0;
+        ragged::kernel::detail::kept_limits(mask.get(), nrows, splits.data(), sp.data());
+        CHECK(first_difference(std::vector<TestType>(sp.begin(), sp.end() - 1), want) == -1);
+        CHECK(sp.back() == TestType{-7});
+        const auto packed = pack_bits(m, 3);
+        sp.assign(want.size() + 1, TestType{-7});
+        sp[0] = 0;
+        ragged::kernel::detail::kept_limits(packed.bits, nrows, splits.data(), sp.data());
+        CHECK(first_difference(std::vector<TestType>(sp.begin(), sp.end() - 1), want) == -1);
+        CHECK(sp.back() == TestType{-7});
+      }
+    }
+  });
+}
+
 TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, nothing past them") {
   // Rows wider than 8 bytes move as runs. Beyond the caches, runs from 4 KiB
   // on are streamed where the level writes straight to the output, shorter

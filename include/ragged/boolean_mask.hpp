@@ -255,27 +255,6 @@ void rebase_limits(const Index* first, std::int64_t count, Index dropped, Index*
   for (std::int64_t i = 0; i < count; ++i) out[i] = static_cast<Index>(first[i + 1] - dropped);
 }
 
-// The splits of the rows of `splits` that `mask` keeps, into sp[1..kept]: the
-// running total of the kept rows' lengths. Branch-free per row: at density 0.5
-// runs of kept rows are too short for a branch per run to be predicted.
-template <class M, class Index>
-void kept_limits(M mask, std::int64_t nrows, const Index* splits, Index* sp) noexcept {
-  Index total = 0;
-  std::int64_t k = 0;
-  for (std::int64_t base = 0; base < nrows; base += 64) {
-    const auto len = std::min<std::int64_t>(64, nrows - base);
-    const auto bits = kernel::detail::load_bits(mask + base, len);
-    for (std::int64_t i = 0; i < len; ++i) {
-      const auto keep = static_cast<std::int64_t>((bits >> i) & 1);
-      const auto r = base + i;
-      // An and with all ones or zero, not a conditional: compilers turn the latter into a branch.
-      total = static_cast<Index>(total + ((splits[r + 1] - splits[r]) & static_cast<Index>(-keep)));
-      k += keep;
-      sp[k] = total;  // rewritten until the next kept row: the last value written stands
-    }
-  }
-}
-
 // Row selection: keeps whole rows of dim `first` (where mask[r]) with everything
 // nested under them. At each level below, one pass over the runs of kept rows
 // writes the new splits: a run's limits are contiguous in the old splits, less
@@ -303,7 +282,7 @@ void select_rows(const View<T, Index>& data, std::size_t first, M mask, Out& out
     // pass over the runs of kept rows, reading the splits once.
     sp[0] = 0;
     if (l == first) {
-      kept_limits(mask, nrows, splits, sp);
+      kernel::detail::kept_limits(mask, nrows, splits, sp);
     } else {
       std::int64_t k = 0;
       kernel::detail::for_each_run(mask, nrows, [&](std::int64_t b, std::int64_t e) {

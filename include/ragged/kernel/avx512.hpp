@@ -615,6 +615,73 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
   return (dst - out) / w;
 }
 
+// The lengths in `len` (lanes of B bytes, 4 or 8) that `keep` selects,
+// moved to the front and summed in place: lane i holds the sum of the first
+// i + 1 kept, and every lane past them (zeroed, then summed) all of them.
+// (Masked forms with every lane: GCC 12's unmasked ones pass an undefined
+// register through, which -Wmaybe-uninitialized reports.)
+template <std::size_t B>
+[[gnu::target("avx512f,avx512vl,avx512vbmi2"), gnu::always_inline]] inline __m512i kept_sums_avx512(
+    std::uint64_t keep, __m512i len) noexcept {
+  const __m512i z = _mm512_setzero_si512();
+  if constexpr (B == 8) {
+    __m512i v = _mm512_maskz_compress_epi64(static_cast<__mmask8>(keep), len);
+    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 7));  // plus the lane before
+    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 6));  // the two before
+    return _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 4));
+  } else {
+    __m512i v = _mm512_maskz_compress_epi32(static_cast<__mmask16>(keep), len);
+    v = _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 15));
+    v = _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 14));
+    v = _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 12));
+    return _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 8));
+  }
+}
+
+// The splits of a row selection (compact.hpp, kept_limits)
+// over the whole words of 64 rows from row 0: sp[1..k], the running total of
+// the lengths (splits[r + 1] - splits[r]) of the rows that `mask` keeps, k
+// the number kept. Returns the rows done (a multiple of 64; the caller does
+// the rest) and sets `k`. A vector of lengths a step (kept_sums_avx512),
+// stored masked to the kept ones; its last lane moves the running total on.
+// (AMD Zen 4, family 0x19 model 17, 2^20 rows, int64 splits, every other row
+// kept, beyond the caches, medians of 21: 0.80 to 0.86 ms against 1.08 to
+// 1.09 for kept_limits' loop of a row a step.)
+template <class Index, class M>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
+kept_limits_avx512(M mask, std::int64_t nrows, const Index* splits, Index* sp,
+                   std::int64_t& k) noexcept {
+  constexpr std::size_t B = sizeof(Index);
+  static_assert(B == 4 || B == 8);
+  constexpr int lanes = 64 / static_cast<int>(B);
+  const __m512i last = _mm512_set1_epi32(lanes - 1);  // the last lane, as either width's index
+  __m512i total = _mm512_setzero_si512();
+  std::int64_t base = 0;
+  k = 0;
+  for (; nrows - base >= 64; base += 64) {
+    const std::uint64_t bits = mask_bits_avx512(mask + base, 64);
+    for (int g = 0; g < 64 / lanes; ++g) {
+      const auto keep = _bzhi_u64(bits >> (g * lanes), lanes);
+      const auto kept = static_cast<unsigned>(_mm_popcnt_u64(keep));
+      const Index* s = splits + base + g * lanes;
+      const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 1);
+      if constexpr (B == 8) {
+        const __m512i v = kept_sums_avx512<B>(keep, _mm512_sub_epi64(b, a));
+        _mm512_mask_storeu_epi64(sp + k + 1, static_cast<__mmask8>(_bzhi_u32(~0u, kept)),
+                                 _mm512_add_epi64(v, total));
+        total = _mm512_add_epi64(total, _mm512_maskz_permutexvar_epi64(0xff, last, v));
+      } else {
+        const __m512i v = kept_sums_avx512<B>(keep, _mm512_sub_epi32(b, a));
+        _mm512_mask_storeu_epi32(sp + k + 1, static_cast<__mmask16>(_bzhi_u32(~0u, kept)),
+                                 _mm512_add_epi32(v, total));
+        total = _mm512_add_epi32(total, _mm512_maskz_permutexvar_epi32(0xffff, last, v));
+      }
+      k += kept;
+    }
+  }
+  return base;
+}
+
 // The kernel at AVX-512, block by block. Beyond the caches (every Reach but
 // cached) each block requests one ahead (prefetch_block). (A run-time flag,
 // not a template parameter, where the stores are masked: one function per

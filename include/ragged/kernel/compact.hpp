@@ -493,6 +493,34 @@ std::int64_t splits_in_chunk_at(bool popcnt, const std::uint64_t* words, const s
   return splits_in_chunk(words, prefix, lo, end, rows, r, nbounds, out);
 }
 
+// The splits of a row selection (boolean_mask.hpp, select_rows): of the rows
+// of `splits` that `mask` keeps, into sp[1..kept], the running total of the
+// kept rows' lengths. Branch-free per row: at density 0.5
+// runs of kept rows are too short for a branch per run to be predicted. At
+// AVX-512, a vector of rows a step up to the last whole word of 64
+// (avx512.hpp, kept_limits_avx512). sp[0] is the caller's 0.
+template <class M, class Index>
+void kept_limits(M mask, std::int64_t nrows, const Index* splits, Index* sp) noexcept {
+  std::int64_t k = 0, from = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (std::is_integral_v<Index> && (sizeof(Index) == 4 || sizeof(Index) == 8))
+    if (active_isa() == Isa::avx512) from = kept_limits_avx512(mask, nrows, splits, sp, k);
+#endif
+  Index total = sp[k];
+  for (std::int64_t base = from; base < nrows; base += 64) {
+    const auto len = std::min<std::int64_t>(64, nrows - base);
+    const auto bits = load_bits(mask + base, len);
+    for (std::int64_t i = 0; i < len; ++i) {
+      const auto keep = static_cast<std::int64_t>((bits >> i) & 1);
+      const auto r = base + i;
+      // An and with all ones or zero, not a conditional: compilers turn the latter into a branch.
+      total = static_cast<Index>(total + ((splits[r + 1] - splits[r]) & static_cast<Index>(-keep)));
+      k += keep;
+      sp[k] = total;  // rewritten until the next kept row: the last value written stands
+    }
+  }
+}
+
 template <class T>
 [[nodiscard]] bool worth_streaming(std::int64_t n, std::int64_t inner) noexcept {
   return bytewise<T> && n * inner * static_cast<std::int64_t>(sizeof(T)) >= stream_threshold_bytes;
