@@ -675,6 +675,37 @@ TEMPLATE_TEST_CASE("row selection's splits: every row count around whole words, 
   });
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+TEST_CASE("the 64-byte run copy copies every length exactly and nothing past it") {
+  // copy_avx512: whole vectors, then the last 64 bytes over part of the one
+  // before, or below 64 one masked store; every length to 300 bytes, from
+  // and to every offset within a line.
+  if (!ragged::kernel::supports(ragged::kernel::Isa::avx512)) {
+    WARN("this CPU lacks AVX-512; not tested here");
+    return;
+  }
+  std::vector<unsigned char> src(400), dst(400);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
+  std::int64_t failures = 0;
+  for (std::size_t bytes = 0; bytes <= 300; ++bytes)
+    for (const std::size_t from : {0u, 1u, 13u, 63u})
+      for (const std::size_t to : {0u, 5u, 32u, 63u}) {
+        std::fill(dst.begin(), dst.end(), 0xA5);
+        ragged::kernel::detail::copy_avx512(dst.data() + to, src.data() + from, bytes);
+        const bool ok = std::equal(src.begin() + static_cast<std::ptrdiff_t>(from),
+                                   src.begin() + static_cast<std::ptrdiff_t>(from + bytes),
+                                   dst.begin() + static_cast<std::ptrdiff_t>(to)) &&
+                        std::all_of(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(to),
+                                    [](unsigned char b) { return b == 0xA5; }) &&
+                        std::all_of(dst.begin() + static_cast<std::ptrdiff_t>(to + bytes),
+                                    dst.end(), [](unsigned char b) { return b == 0xA5; });
+        if (!ok && ++failures <= 5)
+          UNSCOPED_INFO("bytes " << bytes << " from " << from << " to " << to);
+      }
+  CHECK(failures == 0);
+}
+#endif
+
 TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, nothing past them") {
   // Rows wider than 8 bytes move as runs. Beyond the caches, runs from 4 KiB
   // on are streamed where the level writes straight to the output, shorter

@@ -202,21 +202,23 @@ template <class M>
 }
 
 // How runs of whole rows are copied: from `stream_from` bytes on with
-// non-temporal stores (stream_copy, one 64-byte store per line where `wide`),
-// shorter runs with memcpy. Chosen once per call (run_copy).
+// non-temporal stores (stream_copy), shorter runs with memcpy; where `wide`
+// (an AVX-512 level), with 64-byte vectors both ways (one non-temporal store
+// per line; copy_avx512). Chosen once per call (run_copy).
 struct RunCopy {
   std::size_t stream_from = static_cast<std::size_t>(-1);  // never
   bool wide = false;
 };
 
 // The copy of runs into an output beyond the caches (`stream`) or not. Where
-// the level writes straight to the output (writes_straight), runs shorter
-// than 4 KiB are copied with memcpy: a short run's non-temporal stores and
-// the ordinary stores of its partial lines at either end cost more there
-// than the read for ownership they spare. (AMD Zen 5, family 0x1A, model 2,
-// 2^26 float in rows, density 0.5, runs streamed against memcpy'd: rows of
-// 256 bytes 17.3 ms against 14.1, 64 bytes 22.5 against 23.0, 4 KiB 9.8
-// against 10.0, 64 KiB 6.2 against 6.9.)
+// the level writes straight to the output (writes_straight), runs shorter than
+// 4 KiB are copied with memcpy: a short run's non-temporal stores and the
+// ordinary stores of its partial lines at either end cost more there than the
+// read for ownership they spare (and are copied with 64-byte vectors,
+// copy_avx512, where the level is AVX-512). (AMD Zen 5, family 0x1A, model 2,
+// 2^26 float in rows, density 0.5, runs streamed against memcpy'd: rows of 256
+// bytes 17.3 ms against 14.1, 64 bytes 22.5 against 23.0, 4 KiB 9.8 against
+// 10.0, 64 KiB 6.2 against 6.9.)
 [[nodiscard]] inline RunCopy run_copy(bool stream) noexcept {
   if (!stream) return {};
   return {writes_straight() ? std::size_t{4096} : 0, active_isa() == Isa::avx512};
@@ -272,8 +274,12 @@ template <class T>
   if (n <= 0) return out;
   if constexpr (bytewise<T>) {
     const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
-    if (bytes >= how.stream_from)
-      stream_copy(out, in + begin * row, bytes, how.wide);
+    if (bytes >= how.stream_from) stream_copy(out, in + begin * row, bytes, how.wide);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    else if (how.wide)
+      copy_avx512(reinterpret_cast<unsigned char*>(out),
+                  reinterpret_cast<const unsigned char*>(in + begin * row), bytes);
+#endif
     else
       copy_bytes(static_cast<void*>(out), in + begin * row, bytes);
   } else {
@@ -292,8 +298,8 @@ template <class T, class M, class Index>
                                                std::int64_t inner) {
   T* o = out;
   std::int64_t kept = 0;
-  const auto copy = [&](auto bound) {
-    for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
+  const auto copy = [&](auto bound) RAGGED_INLINED_LAMBDA {
+    for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
       const auto lo = bound(b), hi = bound(e);
       o = copy_rows(in, lo, hi, inner, o, RunCopy{});
       kept += hi - lo;
@@ -326,7 +332,7 @@ template <class T, class M, class Index>
   std::int64_t found = 0;
   const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
   const auto how = run_copy(true);
-  for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) {
+  for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
     const auto lo = rows.bound(b), hi = rows.bound(e);
     const auto* first = reinterpret_cast<const char*>(in + lo * inner);
     const auto bytes = std::min<std::int64_t>((hi - lo) * row_bytes, 1024);
