@@ -292,6 +292,39 @@ PackedBits pack_bits(const std::vector<char>& m, std::int64_t bit_offset) {
   return p;
 }
 
+// Ragged rows for row selection: splits of rows of 0..longest - 1 positions
+// (and where `empty_one_in`, that share of rows empty besides) up to `total`
+// elements, and `in` numbered 0, 1, ... with `inner` elements a position.
+std::vector<std::int64_t> ragged_rows(std::mt19937_64& rng, std::int64_t total,
+                                      std::uint64_t longest, std::uint64_t empty_one_in,
+                                      std::int64_t inner, std::vector<std::int32_t>& in) {
+  std::vector<std::int64_t> splits{0};
+  while (splits.back() < total / inner) {
+    const bool empty = empty_one_in != 0 && rng() % empty_one_in == 0;
+    splits.push_back(splits.back() + (empty ? 0 : static_cast<std::int64_t>(rng() % longest)));
+  }
+  in.resize(static_cast<std::size_t>(splits.back() * inner));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
+  return splits;
+}
+
+// The rows of `splits` that `m` keeps, in order (the plain definition of row
+// selection), into `want`.
+void kept_rows(const std::vector<std::int32_t>& in, const std::vector<std::int64_t>& splits,
+               const std::vector<char>& m, std::int64_t inner, std::vector<std::int32_t>& want) {
+  want.clear();
+  for (std::size_t r = 0; r < m.size(); ++r)
+    if (m[r])
+      want.insert(want.end(), in.begin() + splits[r] * inner, in.begin() + splits[r + 1] * inner);
+}
+
+// `m` as a mask of bools, one past its end allocated (and false).
+std::unique_ptr<bool[]> as_bools(const std::vector<char>& m) {
+  auto mask = std::make_unique<bool[]>(m.size() + 1);
+  for (std::size_t r = 0; r < m.size(); ++r) mask[r] = m[r] != 0;
+  return mask;
+}
+
 using ragged::kernel::detail::Reach;
 
 // compact(), or beyond the caches the loops it runs on large inputs (requests
@@ -590,18 +623,16 @@ TEST_CASE("the parallel kernel equals the serial one on sizes that do split", "[
 }
 
 TEST_CASE("row selection beyond the caches keeps the same rows, in order, and nothing past them") {
-  // Inputs past the streaming threshold take the queued, prefetching path:
-  // masks with fewer runs than its queue is deep, and with many.
+  // Inputs past the streaming threshold take the queued, prefetching path
+  // (or, where the CPU reads in order and a quarter of the rows are kept,
+  // the path that requests every line in order): masks with fewer runs than
+  // the queue is deep, and with many.
   using ragged::kernel::Rows;
   std::vector<std::int32_t> in, want, out, from_bits;
   at_every_level(91, [&](std::mt19937_64& rng) {
     for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
-      std::vector<std::int64_t> splits{0};
-      while (splits.back() < (std::int64_t{5} << 20) / inner)
-        splits.push_back(splits.back() + static_cast<std::int64_t>(rng() % 200));
+      const auto splits = ragged_rows(rng, std::int64_t{5} << 20, 200, 0, inner, in);
       const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
-      in.resize(static_cast<std::size_t>(splits.back() * inner));
-      for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
       for (int density : {0, 50, 100, -1, -2, -3}) {
         std::vector<char> m;
         if (density == -3) {  // a handful of runs, fewer than the queue holds
@@ -610,13 +641,8 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
         } else {
           m = random_mask(rng, nrows, density);
         }
-        auto mask = std::make_unique<bool[]>(m.size() + 1);
-        for (std::size_t r = 0; r < m.size(); ++r) mask[r] = m[r] != 0;
-        want.clear();
-        for (std::int64_t r = 0; r < nrows; ++r)
-          if (m[static_cast<std::size_t>(r)])
-            want.insert(want.end(), in.begin() + splits[static_cast<std::size_t>(r)] * inner,
-                        in.begin() + splits[static_cast<std::size_t>(r) + 1] * inner);
+        const auto mask = as_bools(m);
+        kept_rows(in, splits, m, inner, want);
         out.assign(want.size() + 64, -1);
         INFO("inner " << inner << ", density " << density);
         const auto* end = ragged::kernel::compact(
@@ -630,6 +656,42 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
         CHECK(ragged::kernel::compact(in.data(), packed.bits, Rows<std::int64_t>::of_splits(splits),
                                       from_bits.data(), inner) == from_bits.data() + want.size());
         CHECK(first_difference(from_bits, out) == -1);
+      }
+    }
+  });
+}
+
+TEST_CASE("row selection's two loops beyond the caches copy the same rows, whatever the CPU") {
+  // copy_runs_in_order (requests every line in order, gaps included) runs
+  // only on CPUs that read in order and copy_runs_queued on the others, so
+  // each is called here directly: runs shorter and longer than its first
+  // requests (8 KiB), rows of no elements, sparse and dense masks, and an
+  // output whose guard past the end must stay untouched.
+  using ragged::kernel::Rows;
+  std::vector<std::int32_t> in, want, out;
+  at_every_level(1905, [&](std::mt19937_64& rng) {
+    for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
+      const auto splits = ragged_rows(rng, std::int64_t{1} << 20, 300, 7, inner, in);
+      const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
+      for (int density : {5, 50, 95, 100, -1, -4}) {
+        const auto m = random_mask(rng, nrows, density);
+        const auto mask = as_bools(m);
+        kept_rows(in, splits, m, inner, want);
+        const auto rows = Rows<std::int64_t>::of_splits(splits);
+        for (const bool in_order : {true, false}) {
+          INFO("inner " << inner << ", density " << density
+                        << (in_order ? ", in order" : ", queued"));
+          out.assign(want.size() + 40, -1);
+          const auto kept = in_order ? ragged::kernel::detail::copy_runs_in_order(
+                                           in.data(), mask.get(), rows, out.data(), inner)
+                                     : ragged::kernel::detail::copy_runs_queued(
+                                           in.data(), mask.get(), rows, out.data(), inner);
+          ragged::kernel::detail::stream_fence();
+          CHECK(kept * inner == static_cast<std::int64_t>(want.size()));
+          CHECK(first_difference(std::vector<std::int32_t>(out.begin(), out.end() - 40), want) ==
+                -1);
+          CHECK(std::all_of(out.end() - 40, out.end(), [](std::int32_t v) { return v == -1; }));
+        }
       }
     }
   });
