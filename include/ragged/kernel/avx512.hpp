@@ -626,9 +626,9 @@ template <std::size_t B>
   const __m512i z = _mm512_setzero_si512();
   if constexpr (B == 8) {
     __m512i v = _mm512_maskz_compress_epi64(static_cast<__mmask8>(keep), len);
-    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 7));  // plus the lane before
-    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 6));  // the two before
-    return _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 4));
+    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 7));     // + the lane 1 before
+    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 6));     // + 2 before
+    return _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 4));  // + 4 before
   } else {
     __m512i v = _mm512_maskz_compress_epi32(static_cast<__mmask16>(keep), len);
     v = _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 15));
@@ -638,15 +638,15 @@ template <std::size_t B>
   }
 }
 
-// The splits of a row selection (compact.hpp, kept_limits)
-// over the whole words of 64 rows from row 0: sp[1..k], the running total of
-// the lengths (splits[r + 1] - splits[r]) of the rows that `mask` keeps, k
-// the number kept. Returns the rows done (a multiple of 64; the caller does
-// the rest) and sets `k`. A vector of lengths a step (kept_sums_avx512),
-// stored masked to the kept ones; its last lane moves the running total on.
-// (AMD Zen 4, family 0x19 model 17, 2^20 rows, int64 splits, every other row
-// kept, beyond the caches, medians of 21: 0.80 to 0.86 ms against 1.08 to
-// 1.09 for kept_limits' loop of a row a step.)
+// The splits of a row selection (compact.hpp, kept_limits) over the whole
+// words of 64 rows from row 0: sp[1..k], the running total of the lengths of
+// the rows that `mask` keeps (row r's is splits[r + 1] - splits[r]), k the
+// number kept. Returns the rows done (a multiple of 64; the caller does the
+// rest) and sets `k`. A vector of lengths a step (kept_sums_avx512), stored
+// masked to the kept ones; its last lane moves the running total on. (AMD
+// Zen 4, family 0x19 model 17, 2^20 rows, int64 splits, every other row kept,
+// beyond the caches, medians of 21: 0.80 to 0.86 ms against 1.08 to 1.09 for
+// kept_limits' loop of a row a step.)
 template <class Index, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 kept_limits_avx512(M mask, std::int64_t nrows, const Index* splits, Index* sp,

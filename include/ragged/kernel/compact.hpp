@@ -545,12 +545,12 @@ std::int64_t splits_in_chunk_at(bool popcnt, const std::uint64_t* words, const s
   return splits_in_chunk(words, prefix, lo, end, rows, r, nbounds, out);
 }
 
-// The splits of a row selection (boolean_mask.hpp, select_rows): of the rows
-// of `splits` that `mask` keeps, into sp[1..kept], the running total of the
-// kept rows' lengths. Branch-free per row: at density 0.5
-// runs of kept rows are too short for a branch per run to be predicted. At
-// AVX-512, a vector of rows a step up to the last whole word of 64
-// (avx512.hpp, kept_limits_avx512). sp[0] is the caller's 0.
+// The splits of a row selection (boolean_mask.hpp, select_rows): of the rows of
+// `splits` that `mask` keeps, into sp[1..kept], the running total of the kept
+// rows' lengths. Branch-free per row: at density 0.5 runs of kept rows are too
+// short for a branch per run to be predicted. At AVX-512, a vector of rows a
+// step up to the last whole word of 64 (avx512.hpp, kept_limits_avx512). sp[0]
+// is the caller's 0.
 template <class M, class Index>
 void kept_limits(M mask, std::int64_t nrows, const Index* splits, Index* sp) noexcept {
   std::int64_t k = 0, from = 0;
