@@ -662,38 +662,47 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
 }
 
 TEST_CASE("row selection's two loops beyond the caches copy the same rows, whatever the CPU") {
-  // copy_runs_in_order (requests every line in order, gaps included) runs
-  // only on CPUs that read in order and copy_runs_queued on the others, so
-  // each is called here directly: runs shorter and longer than its first
-  // requests (8 KiB), rows of no elements, sparse and dense masks, and an
-  // output whose guard past the end must stay untouched.
+  // copy_runs_found in order (every line requested in order, gaps included)
+  // runs only on CPUs that read in order and copy_runs_queued on the others,
+  // so each is called here directly: ragged rows and uniform ones (bounds by
+  // multiplication), runs shorter and longer than its first requests (8
+  // KiB), rows of no elements, sparse and dense masks, and an output whose
+  // guard past the end must stay untouched.
   using ragged::kernel::Rows;
   std::vector<std::int32_t> in, want, out;
   at_every_level(1905, [&](std::mt19937_64& rng) {
-    for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
-      const auto splits = ragged_rows(rng, std::int64_t{1} << 20, 300, 7, inner, in);
-      const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
-      for (int density : {5, 50, 95, 100, -1, -4}) {
-        const auto m = random_mask(rng, nrows, density);
-        const auto mask = as_bools(m);
-        kept_rows(in, splits, m, inner, want);
-        const auto rows = Rows<std::int64_t>::of_splits(splits);
-        for (const bool in_order : {true, false}) {
-          INFO("inner " << inner << ", density " << density
-                        << (in_order ? ", in order" : ", queued"));
-          out.assign(want.size() + 40, -1);
-          const auto kept = in_order ? ragged::kernel::detail::copy_runs_in_order(
-                                           in.data(), mask.get(), rows, out.data(), inner)
-                                     : ragged::kernel::detail::copy_runs_queued(
-                                           in.data(), mask.get(), rows, out.data(), inner);
-          ragged::kernel::detail::stream_fence();
-          CHECK(kept * inner == static_cast<std::int64_t>(want.size()));
-          CHECK(first_difference(std::vector<std::int32_t>(out.begin(), out.end() - 40), want) ==
-                -1);
-          CHECK(std::all_of(out.end() - 40, out.end(), [](std::int32_t v) { return v == -1; }));
+    for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}})
+      for (const std::int64_t uniform : {0, 37}) {
+        auto splits = ragged_rows(rng, std::int64_t{1} << 20, 300, 7, inner, in);
+        const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
+        if (uniform) {  // the same number of rows, each `uniform` positions
+          for (std::size_t r = 0; r < splits.size(); ++r)
+            splits[r] = static_cast<std::int64_t>(r) * uniform;
+          in.resize(static_cast<std::size_t>(splits.back() * inner));
+          for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i);
+        }
+        const auto rows = uniform ? Rows<std::int64_t>::uniform(uniform, nrows)
+                                  : Rows<std::int64_t>::of_splits(splits);
+        for (int density : {5, 50, 95, 100, -1, -4}) {
+          const auto m = random_mask(rng, nrows, density);
+          const auto mask = as_bools(m);
+          kept_rows(in, splits, m, inner, want);
+          for (const bool in_order : {true, false}) {
+            INFO("inner " << inner << ", uniform " << uniform << ", density " << density
+                          << (in_order ? ", in order" : ", queued"));
+            out.assign(want.size() + 40, -1);
+            const auto kept = in_order ? ragged::kernel::detail::copy_runs_found<true>(
+                                             in.data(), mask.get(), rows, out.data(), inner)
+                                       : ragged::kernel::detail::copy_runs_queued(
+                                             in.data(), mask.get(), rows, out.data(), inner);
+            ragged::kernel::detail::stream_fence();
+            CHECK(kept * inner == static_cast<std::int64_t>(want.size()));
+            CHECK(first_difference(std::vector<std::int32_t>(out.begin(), out.end() - 40), want) ==
+                  -1);
+            CHECK(std::all_of(out.end() - 40, out.end(), [](std::int32_t v) { return v == -1; }));
+          }
         }
       }
-    }
   });
 }
 

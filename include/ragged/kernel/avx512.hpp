@@ -615,38 +615,47 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
   return (dst - out) / w;
 }
 
-// The lengths in `len` (lanes of B bytes, 4 or 8) that `keep` selects,
-// moved to the front and summed in place: lane i holds the sum of the first
-// i + 1 kept, and every lane past them (zeroed, then summed) all of them.
-// (Masked forms with every lane: GCC 12's unmasked ones pass an undefined
+// One step of kept_limits_avx512: of the lengths of a vector of rows (lanes of
+// B bytes, 4 or 8: row r's length splits[r + 1] - splits[r], from `s`), the
+// ones `keep` selects moved to the front and summed in place, lane i the sum
+// of the first i + 1, each plus `total`, stored to sp[0, kept). Every lane past
+// them (zeroed, then summed) holds the sum of all: the last lane moves `total`
+// on. (Masked forms with every lane: GCC 12's unmasked ones pass an undefined
 // register through, which -Wmaybe-uninitialized reports.)
-template <std::size_t B>
-[[gnu::target("avx512f,avx512vl,avx512vbmi2"), gnu::always_inline]] inline __m512i kept_sums_avx512(
-    std::uint64_t keep, __m512i len) noexcept {
-  const __m512i z = _mm512_setzero_si512();
+template <std::size_t B, class Index>
+[[gnu::target("avx512f,avx512vl,avx512vbmi2,bmi2"), gnu::always_inline]] inline void
+kept_limits_step_avx512(std::uint64_t keep, unsigned kept, const Index* s, Index* sp,
+                        __m512i& total) noexcept {
+  const __m512i z = _mm512_setzero_si512(), a = _mm512_loadu_si512(s),
+                b = _mm512_loadu_si512(s + 1);
+  const auto to = _bzhi_u32(~0u, kept);
   if constexpr (B == 8) {
-    __m512i v = _mm512_maskz_compress_epi64(static_cast<__mmask8>(keep), len);
-    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 7));     // + the lane 1 before
-    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 6));     // + 2 before
-    return _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 4));  // + 4 before
+    __m512i v = _mm512_maskz_compress_epi64(static_cast<__mmask8>(keep), _mm512_sub_epi64(b, a));
+    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 7));  // + the lane 1 before
+    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 6));  // + 2 before
+    v = _mm512_add_epi64(v, _mm512_maskz_alignr_epi64(0xff, v, z, 4));  // + 4 before
+    _mm512_mask_storeu_epi64(sp, static_cast<__mmask8>(to), _mm512_add_epi64(v, total));
+    total = _mm512_add_epi64(total, _mm512_maskz_permutexvar_epi64(0xff, _mm512_set1_epi64(7), v));
   } else {
-    __m512i v = _mm512_maskz_compress_epi32(static_cast<__mmask16>(keep), len);
+    __m512i v = _mm512_maskz_compress_epi32(static_cast<__mmask16>(keep), _mm512_sub_epi32(b, a));
     v = _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 15));
     v = _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 14));
     v = _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 12));
-    return _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 8));
+    v = _mm512_add_epi32(v, _mm512_maskz_alignr_epi32(0xffff, v, z, 8));
+    _mm512_mask_storeu_epi32(sp, static_cast<__mmask16>(to), _mm512_add_epi32(v, total));
+    total =
+        _mm512_add_epi32(total, _mm512_maskz_permutexvar_epi32(0xffff, _mm512_set1_epi32(15), v));
   }
 }
 
 // The splits of a row selection (compact.hpp, kept_limits) over the whole
 // words of 64 rows from row 0: sp[1..k], the running total of the lengths of
-// the rows that `mask` keeps (row r's is splits[r + 1] - splits[r]), k the
-// number kept. Returns the rows done (a multiple of 64; the caller does the
-// rest) and sets `k`. A vector of lengths a step (kept_sums_avx512), stored
-// masked to the kept ones; its last lane moves the running total on. (AMD
-// Zen 4, family 0x19 model 17, 2^20 rows, int64 splits, every other row kept,
-// beyond the caches, medians of 21: 0.80 to 0.86 ms against 1.08 to 1.09 for
-// kept_limits' loop of a row a step.)
+// the rows that `mask` keeps, k the number kept. Returns the rows done (a
+// multiple of 64; the caller does the rest) and sets `k`. A vector of rows a
+// step (kept_limits_step_avx512). (AMD Zen 4, family 0x19 model 17, 2^20
+// rows, int64 splits, every other row kept, beyond the caches, medians of 21:
+// 0.80 to 0.86 ms against 1.08 to 1.09 for kept_limits' loop of a row a
+// step.)
 template <class Index, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 kept_limits_avx512(M mask, std::int64_t nrows, const Index* splits, Index* sp,
@@ -654,7 +663,6 @@ kept_limits_avx512(M mask, std::int64_t nrows, const Index* splits, Index* sp,
   constexpr std::size_t B = sizeof(Index);
   static_assert(B == 4 || B == 8);
   constexpr int lanes = 64 / static_cast<int>(B);
-  const __m512i last = _mm512_set1_epi32(lanes - 1);  // the last lane, as either width's index
   __m512i total = _mm512_setzero_si512();
   std::int64_t base = 0;
   k = 0;
@@ -663,19 +671,7 @@ kept_limits_avx512(M mask, std::int64_t nrows, const Index* splits, Index* sp,
     for (int g = 0; g < 64 / lanes; ++g) {
       const auto keep = _bzhi_u64(bits >> (g * lanes), lanes);
       const auto kept = static_cast<unsigned>(_mm_popcnt_u64(keep));
-      const Index* s = splits + base + g * lanes;
-      const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 1);
-      if constexpr (B == 8) {
-        const __m512i v = kept_sums_avx512<B>(keep, _mm512_sub_epi64(b, a));
-        _mm512_mask_storeu_epi64(sp + k + 1, static_cast<__mmask8>(_bzhi_u32(~0u, kept)),
-                                 _mm512_add_epi64(v, total));
-        total = _mm512_add_epi64(total, _mm512_maskz_permutexvar_epi64(0xff, last, v));
-      } else {
-        const __m512i v = kept_sums_avx512<B>(keep, _mm512_sub_epi32(b, a));
-        _mm512_mask_storeu_epi32(sp + k + 1, static_cast<__mmask16>(_bzhi_u32(~0u, kept)),
-                                 _mm512_add_epi32(v, total));
-        total = _mm512_add_epi32(total, _mm512_maskz_permutexvar_epi32(0xffff, last, v));
-      }
+      kept_limits_step_avx512<B>(keep, kept, splits + base + g * lanes, sp + k + 1, total);
       k += kept;
     }
   }

@@ -291,17 +291,48 @@ template <class T>
 
 // Copies the rows of `rows` whose mask entry is true to `out` (row r spans
 // positions [rows.bound(r), rows.bound(r + 1)) of `inner` elements each), one
-// copy per maximal run of kept rows, each as it is found (inputs in the
-// caches). Returns the number of positions kept.
-template <class T, class M, class Index>
+// copy per maximal run of kept rows, each as it is found: inputs in the
+// caches, or with InOrder inputs beyond them on a CPU whose prefetcher
+// streams only an input read in order (cpu.hpp, reads_in_order: AMD Zen 4),
+// where runs are dense enough to read all of it. There every line of the
+// input is requested in order, the gaps between runs too (the last `gap`
+// bytes of a longer one), up to `lead` bytes past the end of the run being
+// copied (from a long run, its first `most` bytes; the hardware streams the
+// rest), and runs are copied as run_copy(true) says. The gaps and the order
+// make the difference: requested 16 runs ahead, the runs alone (the first KiB
+// of each) took 23.0 ms with every other row kept, as copy_runs_queued, and
+// the runs with gaps of up to 2 KiB 19.0, against 13.6 to 14.2 so. (2^20
+// ragged rows of 0..127 int32, AMD Zen 4, family 0x19 model 17, ms, medians
+// of 21 in each of two processes, so / copy_runs_queued / a per-row memcpy
+// loop, by the share of rows kept: 0.5 13.6 to 14.2 / 23.5 to 23.8 / 23.7 to
+// 25.7; 0.3 12.5 to 13.0 / 15.8 to 16.2 / 16.9 to 17.2; 0.25 12.9 to 13.2 /
+// 13.7 to 13.8 / 14.9 to 15.1; 0.8 20.2 to 20.8 / 31.8 / 23.5 to 23.7; 0.95
+// 20.0 to 20.2 / 23.0 to 23.3 / 19.7 to 19.8; 0.2 13.4 to 13.8 / 11.4 /
+// 12.7; 0.05 10.7 to 11.8 / 3.8 to 4.2 / 6.4 to 6.9: below a quarter, the
+// requests read mostly lines nobody needs.) Returns the number of positions
+// kept; where InOrder, the caller fences what was streamed.
+template <bool InOrder, class T, class M, class Index>
 [[gnu::noinline]] std::int64_t copy_runs_found(const T* in, M mask, Rows<Index> rows, T* out,
                                                std::int64_t inner) {
+  constexpr std::int64_t lead = 512, most = 8192, gap = 4096;
   T* o = out;
   std::int64_t kept = 0;
+  const auto how = run_copy(InOrder);
+  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
+  // Bytes from `in`: the requests so far reach `requested`; the last run copied ended at `end`.
+  std::int64_t requested = 0, end = 0;
   const auto copy = [&](auto bound) RAGGED_INLINED_LAMBDA {
     for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
       const auto lo = bound(b), hi = bound(e);
-      o = copy_rows(in, lo, hi, inner, o, RunCopy{});
+      if constexpr (InOrder) {
+        // Not the rest of a long run, copied already, nor more of a gap than `gap`.
+        requested = std::max({requested, end, lo * row_bytes - gap});
+        for (const auto to = std::min(hi * row_bytes, lo * row_bytes + most) + lead; requested < to;
+             requested += 64)
+          prefetch_ahead(in, requested);
+        end = hi * row_bytes;
+      }
+      o = copy_rows(in, lo, hi, inner, o, how);
       kept += hi - lo;
     });
   };
@@ -349,61 +380,19 @@ template <class T, class M, class Index>
   return kept;
 }
 
-// copy_runs_found beyond the caches on a CPU whose prefetcher streams only an
-// input read in order (cpu.hpp, reads_in_order: AMD Zen 4), where runs are
-// dense enough to read all of it: every line of the input is requested in
-// order, the gaps between runs too (the last `gap` bytes of a longer one), up
-// to `lead` bytes past the end of the run being copied (from a long run, its
-// first `most` bytes; the hardware streams the rest), and runs are copied
-// (run_copy) as they are found. The gaps and the order make the difference:
-// requested 16 runs ahead, the runs alone (the first KiB of each) took 23.0 ms
-// with every other row kept, as copy_runs_queued, and the runs with gaps of up
-// to 2 KiB 19.0, against 13.6 to 14.2 so. (2^20 ragged rows of 0..127 int32,
-// AMD Zen 4, family 0x19 model 17, ms, medians of 21 in each of two processes,
-// so / copy_runs_queued / a per-row memcpy loop, by the share of rows kept: 0.5
-// 13.6 to 14.2 / 23.5 to 23.8 / 23.7 to 25.7; 0.3 12.5 to 13.0 / 15.8 to 16.2 /
-// 16.9 to 17.2; 0.25 12.9 to 13.2 / 13.7 to 13.8 / 14.9 to 15.1; 0.8 20.2 to
-// 20.8 / 31.8 / 23.5 to 23.7; 0.95 20.0 to 20.2 / 23.0 to 23.3 / 19.7 to 19.8;
-// 0.2 13.4 to 13.8 / 11.4 / 12.7; 0.05 10.7 to 11.8 / 3.8 to 4.2 / 6.4 to 6.9:
-// below a quarter, the requests read mostly lines nobody needs.) The caller
-// fences what was streamed.
-template <class T, class M, class Index>
-[[gnu::noinline]] std::int64_t copy_runs_in_order(const T* in, M mask, Rows<Index> rows, T* out,
-                                                  std::int64_t inner) {
-  constexpr std::int64_t lead = 512, most = 8192, gap = 4096;
-  T* o = out;
-  std::int64_t kept = 0;
-  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
-  const auto how = run_copy(true);
-  // Bytes from `in`: the requests so far reach `requested`; the last run copied ended at `end`.
-  std::int64_t requested = 0, end = 0;
-  for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
-    const auto lo = rows.bound(b), hi = rows.bound(e);
-    // Not the rest of a long run, copied already, nor more of a gap than `gap`.
-    requested = std::max({requested, end, lo * row_bytes - gap});
-    for (const auto to = std::min(hi * row_bytes, lo * row_bytes + most) + lead; requested < to;
-         requested += 64)
-      prefetch_ahead(in, requested);
-    o = copy_rows(in, lo, hi, inner, o, how);
-    kept += hi - lo;
-    end = hi * row_bytes;
-  });
-  return kept;
-}
-
-// The row copy for inputs beyond the caches (`stream`: copy_runs_in_order
-// where a CPU reads in order and at least a quarter of the rows are kept,
-// else copy_runs_queued) or not (copy_runs_found). Separate functions, not
+// The row copy for inputs beyond the caches (`stream`: copy_runs_found in
+// order where a CPU reads in order and at least a quarter of the rows are
+// kept, else copy_runs_queued) or not (copy_runs_found). Separate functions, not
 // one loop with a branch on `stream` around it: the cached loop, compiled
 // beside the queued one, took 1.4x the time (AMD Zen 5, family 0x1A model 2,
 // rows of 16 bytes, 1 MiB, density 0.5: 4.07x memcpy against 2.94).
 template <class T, class M, class Index>
 std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64_t inner,
                        bool stream) {
-  if (!stream) return copy_runs_found(in, mask, rows, out, inner);
+  if (!stream) return copy_runs_found<false>(in, mask, rows, out, inner);
   if (reads_in_order(cpu_features().id) &&
       4 * implementation<M>().count(mask, rows.nrows) >= rows.nrows)
-    return copy_runs_in_order(in, mask, rows, out, inner);
+    return copy_runs_found<true>(in, mask, rows, out, inner);
   return copy_runs_queued(in, mask, rows, out, inner);
 }
 

@@ -139,7 +139,7 @@ struct CpuFeatures {
 /// L1 instead (streams_through_l1), where skipping pays. Row selection beyond
 /// the caches, where at least a quarter of the rows are kept, requests every
 /// line of its input in order there, the gaps between kept runs too
-/// (kernel/compact.hpp, copy_runs_in_order).
+/// (kernel/compact.hpp, copy_runs_found in order).
 [[nodiscard]] constexpr bool reads_in_order(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::amd && id.family == 0x19;
 }
