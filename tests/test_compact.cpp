@@ -661,15 +661,21 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
   });
 }
 
-TEST_CASE("row selection's two loops beyond the caches copy the same rows, whatever the CPU") {
-  // copy_runs_found in order (every line requested in order, gaps included)
-  // runs only on CPUs that read in order and copy_runs_queued on the others,
-  // so each is called here directly: ragged rows and uniform ones (bounds by
-  // multiplication), runs shorter and longer than its first requests (8
-  // KiB), rows of no elements, sparse and dense masks, and an output whose
-  // guard past the end must stay untouched.
+TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever the CPU") {
+  // Which loop copies a row selection beyond the caches depends on the CPU,
+  // the share kept and the rows' length (copy_runs), so each is called here
+  // directly: copy_runs_found in order (every line requested in order, gaps
+  // included), copy_runs_carried (runs put together in a register, every
+  // line of the output streamed whole; where the CPU has AVX-512) and
+  // copy_runs_queued. Ragged rows and uniform ones (bounds by
+  // multiplication), runs shorter and longer than the first requests (8
+  // KiB), rows of no elements, sparse and dense masks, outputs at every
+  // offset within a line, and a guard on either side of the output that must
+  // stay untouched.
   using ragged::kernel::Rows;
+  namespace kd = ragged::kernel::detail;
   std::vector<std::int32_t> in, want, out;
+  const bool carries = ragged::kernel::supports(ragged::kernel::Isa::avx512);
   at_every_level(1905, [&](std::mt19937_64& rng) {
     for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}})
       for (const std::int64_t uniform : {0, 37}) {
@@ -687,19 +693,29 @@ TEST_CASE("row selection's two loops beyond the caches copy the same rows, whate
           const auto m = random_mask(rng, nrows, density);
           const auto mask = as_bools(m);
           kept_rows(in, splits, m, inner, want);
-          for (const bool in_order : {true, false}) {
+          for (const int loop : {0, 1, 2}) {
+            if (loop == 1 && !carries) continue;
+            // Guards of 40 entries; the output begins 0 to 15 entries into a line.
+            const auto offset = static_cast<std::size_t>(rng() % 16);
             INFO("inner " << inner << ", uniform " << uniform << ", density " << density
-                          << (in_order ? ", in order" : ", queued"));
-            out.assign(want.size() + 40, -1);
-            const auto kept = in_order ? ragged::kernel::detail::copy_runs_found<true>(
-                                             in.data(), mask.get(), rows, out.data(), inner)
-                                       : ragged::kernel::detail::copy_runs_queued(
-                                             in.data(), mask.get(), rows, out.data(), inner);
-            ragged::kernel::detail::stream_fence();
+                          << ", loop " << loop << ", offset " << offset);
+            out.assign(want.size() + 80 + 16, -1);
+            auto* const o =
+                reinterpret_cast<std::int32_t*>(
+                    (reinterpret_cast<std::uintptr_t>(out.data() + 40) + 63) / 64 * 64) +
+                offset;
+            const auto kept =
+                loop == 0   ? kd::copy_runs_found<true>(in.data(), mask.get(), rows, o, inner)
+                : loop == 1 ? kd::copy_runs_carried(in.data(), mask.get(), rows, o, inner)
+                            : kd::copy_runs_queued(in.data(), mask.get(), rows, o, inner);
+            kd::stream_fence();
             CHECK(kept * inner == static_cast<std::int64_t>(want.size()));
-            CHECK(first_difference(std::vector<std::int32_t>(out.begin(), out.end() - 40), want) ==
-                  -1);
-            CHECK(std::all_of(out.end() - 40, out.end(), [](std::int32_t v) { return v == -1; }));
+            const auto at = static_cast<std::size_t>(o - out.data());
+            CHECK(first_difference(std::vector<std::int32_t>(o, o + want.size()), want) == -1);
+            CHECK(std::all_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(at),
+                              [](std::int32_t v) { return v == -1; }));
+            CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(at + want.size()),
+                              out.end(), [](std::int32_t v) { return v == -1; }));
           }
         }
       }

@@ -12,6 +12,7 @@
 
 #include "bits.hpp"
 #include "cpu.hpp"
+#include "scalar.hpp"
 #include "stream.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -535,6 +536,50 @@ struct Carry {
   const auto bytes = _bzhi_u64(~0ull, static_cast<unsigned>(c.fill)) & (~0ull << c.head);
   _mm512_mask_storeu_epi8(c.line, bytes, c.acc);
   return c.line + c.fill;
+}
+
+// Appends `bytes` bytes from `s` to the carry, 64 at a time, the rest with a
+// load masked to them (nothing past s + bytes is read).
+[[gnu::target("avx512f,avx512bw,avx512vbmi,bmi2"), gnu::always_inline]] inline void carry_copy(
+    Carry& c, const std::byte* s, std::int64_t bytes) noexcept {
+  std::int64_t at = 0;
+  for (; bytes - at >= 64; at += 64) carry_put(c, _mm512_loadu_si512(s + at), 64);
+  if (at < bytes) {
+    const auto rest = bytes - at;
+    const auto m = _bzhi_u64(~0ull, static_cast<unsigned>(rest));
+    carry_put(c, _mm512_maskz_loadu_epi8(m, s + at), rest);
+  }
+}
+
+// Row selection (compact.hpp, copy_runs) beyond the caches on a CPU that
+// reads in order (cpu.hpp, reads_in_order), where runs are long: the input
+// read as copy_runs_found reads it in order (InOrderReads), each run of kept
+// rows (positions [bound(b), bound(e)) of `row_bytes` bytes each) appended to
+// a Carry, so that every line of the output goes out once, whole, with a
+// non-temporal store (the first and last with ordinary stores masked to the
+// output's bytes). Runs copied with their own stores leave a partial line at
+// either end of each, and there ordinary and non-temporal stores mixed cost
+// more than either alone. Flattened, so that the run's lambda (which the
+// target attribute lets use the carry) is inlined. Returns the number of
+// positions kept; the caller fences.
+template <class M, class Bound>
+[[gnu::target("avx512f,avx512bw,avx512vbmi,bmi2,popcnt"), gnu::flatten]] std::int64_t
+copy_runs_carried_avx512(const std::byte* in, M mask, std::int64_t nrows, Bound bound,
+                         std::int64_t row_bytes, std::byte* out) noexcept {
+  auto carry = carry_from(out);
+  InOrderReads reads{in};
+  std::int64_t kept = 0;
+  for_each_run(
+      mask, nrows,
+      [&](std::int64_t b, std::int64_t e)
+          __attribute__((target("avx512f,avx512bw,avx512vbmi,bmi2"))) {
+            const auto lo = bound(b), hi = bound(e);
+            reads.before(lo * row_bytes, hi * row_bytes);
+            carry_copy(carry, in + lo * row_bytes, (hi - lo) * row_bytes);
+            kept += hi - lo;
+          });
+  carry_end(carry);
+  return kept;
 }
 
 // compact_avx512 with Avx512Store::whole into an output beyond the caches, on

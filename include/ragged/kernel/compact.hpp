@@ -211,17 +211,21 @@ struct RunCopy {
 };
 
 // The copy of runs into an output beyond the caches (`stream`) or not. Where
-// the level writes straight to the output (writes_straight), runs shorter than
-// 4 KiB are copied with memcpy: a short run's non-temporal stores and the
-// ordinary stores of its partial lines at either end cost more there than the
-// read for ownership they spare (and are copied with 64-byte vectors,
-// copy_avx512, where the level is AVX-512). (AMD Zen 5, family 0x1A, model 2,
-// 2^26 float in rows, density 0.5, runs streamed against memcpy'd: rows of 256
-// bytes 17.3 ms against 14.1, 64 bytes 22.5 against 23.0, 4 KiB 9.8 against
-// 10.0, 64 KiB 6.2 against 6.9.)
+// the level writes straight to the output (writes_straight), and on CPUs that
+// read in order (reads_in_order) at every level, runs shorter than 4 KiB are
+// copied with memcpy: a short run's non-temporal stores and the ordinary
+// stores of its partial lines at either end cost more there than the read for
+// ownership they spare (and are copied with 64-byte vectors, copy_avx512,
+// where the level is AVX-512). (AMD Zen 5, family 0x1A, model 2, 2^26 float
+// in rows, density 0.5, runs streamed against memcpy'd: rows of 256 bytes
+// 17.3 ms against 14.1, 64 bytes 22.5 against 23.0, 4 KiB 9.8 against 10.0,
+// 64 KiB 6.2 against 6.9. AMD Zen 4, family 0x19 model 17, forced to AVX2,
+// 2^20 ragged rows of 0..127 int32, every other row kept: 27.0 to 28.9
+// streamed against 15.1 to 15.8.)
 [[nodiscard]] inline RunCopy run_copy(bool stream) noexcept {
   if (!stream) return {};
-  return {writes_straight() ? std::size_t{4096} : 0, active_isa() == Isa::avx512};
+  const bool short_runs_ordinary = writes_straight() || reads_in_order(cpu_features().id);
+  return {short_runs_ordinary ? std::size_t{4096} : 0, active_isa() == Isa::avx512};
 }
 
 // The byte width single elements move at: the row's own size when it is 1, 2,
@@ -289,59 +293,46 @@ template <class T>
   return out + n;
 }
 
+// Calls f(bound) with the bound of `rows` as a function of the row: by
+// multiplication for uniform rows, with no branch and no loads per call
+// (rows of 12 bytes in the caches: 0.85x the time of rows.bound()), else from
+// the splits.
+template <class Index, class F>
+[[gnu::always_inline]] inline decltype(auto) with_bound(const Rows<Index>& rows, F&& f) {
+  if (rows.splits) return f([s = rows.splits](std::int64_t r) { return std::int64_t{s[r]}; });
+  return f([length = rows.length](std::int64_t r) { return r * length; });
+}
+
 // Copies the rows of `rows` whose mask entry is true to `out` (row r spans
 // positions [rows.bound(r), rows.bound(r + 1)) of `inner` elements each), one
 // copy per maximal run of kept rows, each as it is found: inputs in the
 // caches, or with InOrder inputs beyond them on a CPU whose prefetcher
 // streams only an input read in order (cpu.hpp, reads_in_order: AMD Zen 4),
-// where runs are dense enough to read all of it. There every line of the
-// input is requested in order, the gaps between runs too (the last `gap`
-// bytes of a longer one), up to `lead` bytes past the end of the run being
-// copied (from a long run, its first `most` bytes; the hardware streams the
-// rest), and runs are copied as run_copy(true) says. The gaps and the order
-// make the difference: requested 16 runs ahead, the runs alone (the first KiB
-// of each) took 23.0 ms with every other row kept, as copy_runs_queued, and
-// the runs with gaps of up to 2 KiB 19.0, against 13.6 to 14.2 so. (2^20
-// ragged rows of 0..127 int32, AMD Zen 4, family 0x19 model 17, ms, medians
-// of 21 in each of two processes, so / copy_runs_queued / a per-row memcpy
-// loop, by the share of rows kept: 0.5 13.6 to 14.2 / 23.5 to 23.8 / 23.7 to
-// 25.7; 0.3 12.5 to 13.0 / 15.8 to 16.2 / 16.9 to 17.2; 0.25 12.9 to 13.2 /
-// 13.7 to 13.8 / 14.9 to 15.1; 0.8 20.2 to 20.8 / 31.8 / 23.5 to 23.7; 0.95
-// 20.0 to 20.2 / 23.0 to 23.3 / 19.7 to 19.8; 0.2 13.4 to 13.8 / 11.4 /
-// 12.7; 0.05 10.7 to 11.8 / 3.8 to 4.2 / 6.4 to 6.9: below a quarter, the
-// requests read mostly lines nobody needs.) Returns the number of positions
+// where runs are dense enough to read all of it (InOrderReads: every line of
+// the input requested in order, the gaps between runs too), each run copied
+// as run_copy(true) says. The gaps and the order make the difference:
+// requested 16 runs ahead, the runs alone (the first KiB of each) took 23.0
+// ms with every other row kept, as copy_runs_queued, and the runs with gaps
+// of up to 2 KiB 19.0, against 13.6 to 14.2 so. (2^20 ragged rows of 0..127
+// int32, AMD Zen 4, family 0x19 model 17, ms, medians of 21 in each of two
+// processes.) copy_runs says where it runs. Returns the number of positions
 // kept; where InOrder, the caller fences what was streamed.
 template <bool InOrder, class T, class M, class Index>
 [[gnu::noinline]] std::int64_t copy_runs_found(const T* in, M mask, Rows<Index> rows, T* out,
                                                std::int64_t inner) {
-  constexpr std::int64_t lead = 512, most = 8192, gap = 4096;
   T* o = out;
   std::int64_t kept = 0;
   const auto how = run_copy(InOrder);
   const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
-  // Bytes from `in`: the requests so far reach `requested`; the last run copied ended at `end`.
-  std::int64_t requested = 0, end = 0;
-  const auto copy = [&](auto bound) RAGGED_INLINED_LAMBDA {
+  InOrderReads reads{in};
+  with_bound(rows, [&](auto bound) RAGGED_INLINED_LAMBDA {
     for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
       const auto lo = bound(b), hi = bound(e);
-      if constexpr (InOrder) {
-        // Not the rest of a long run, copied already, nor more of a gap than `gap`.
-        requested = std::max({requested, end, lo * row_bytes - gap});
-        for (const auto to = std::min(hi * row_bytes, lo * row_bytes + most) + lead; requested < to;
-             requested += 64)
-          prefetch_ahead(in, requested);
-        end = hi * row_bytes;
-      }
+      if constexpr (InOrder) reads.before(lo * row_bytes, hi * row_bytes);
       o = copy_rows(in, lo, hi, inner, o, how);
       kept += hi - lo;
     });
-  };
-  // Uniform rows' bounds by multiplication, with no branch and no loads per
-  // run (rows of 12 bytes in the caches: 0.85x the time of rows.bound()).
-  if (rows.splits)
-    copy([&](std::int64_t r) { return std::int64_t{rows.splits[r]}; });
-  else
-    copy([length = rows.length](std::int64_t r) { return r * length; });
+  });
   return kept;
 }
 
@@ -380,19 +371,65 @@ template <class T, class M, class Index>
   return kept;
 }
 
-// The row copy for inputs beyond the caches (`stream`: copy_runs_found in
-// order where a CPU reads in order and at least a quarter of the rows are
-// kept, else copy_runs_queued) or not (copy_runs_found). Separate functions, not
-// one loop with a branch on `stream` around it: the cached loop, compiled
-// beside the queued one, took 1.4x the time (AMD Zen 5, family 0x1A model 2,
-// rows of 16 bytes, 1 MiB, density 0.5: 4.07x memcpy against 2.94).
+// copy_runs_carried_avx512 (every output line streamed whole) for a row
+// copy of T, at the AVX-512 level only; the caller checks the level.
+template <class T, class M, class Index>
+std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
+                               std::int64_t inner) noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return with_bound(rows, [&](auto bound) {
+    return copy_runs_carried_avx512(reinterpret_cast<const std::byte*>(in), mask, rows.nrows, bound,
+                                    inner * static_cast<std::int64_t>(sizeof(T)),
+                                    reinterpret_cast<std::byte*>(out));
+  });
+#else
+  (void)in, (void)mask, (void)rows, (void)out, (void)inner;
+  return 0;
+#endif
+}
+
+// The row copy for inputs beyond the caches (`stream`) or not
+// (copy_runs_found). Beyond them, on a CPU that reads in order (cpu.hpp,
+// reads_in_order: AMD Zen 4) where at least a quarter of the rows are kept,
+// every line of the input is read in order (InOrderReads), and each run of
+// kept rows is copied as found: appended to a register and the output
+// streamed in whole lines (copy_runs_carried, at AVX-512) where runs average
+// 320 bytes or more, with run_copy's copies where they average 96 or more.
+// Else, and on other CPUs, runs are queued (copy_runs_queued). A run of a
+// random mask's kept rows is 1 / (1 - share kept) rows long on average, so
+// its mean bytes are the rows' bytes over the rows dropped. (AMD Zen 4,
+// family 0x19 model 17, 2^26 int32 in rows beyond the caches, ms, medians
+// of 15, carried / copied as found / queued / a per-row memcpy loop: ragged
+// rows of 0..127, half kept, 10.4 / 12.3 / 20.9 / 22.5; a quarter 10.9 /
+// 12.1 / 13.3 / 14.4; 0.8 13.9 / 18.3 / 28.8 / 22.1; 0.95 17.2 / 19.7 / 23.7
+// / 18.6; rows of 256 bytes, half kept, 10.2 to 10.8 / 13.3 to 15.4 / 19.7 to
+// 20.1 / 18.8 to 19.9; 0.95 16.8 / 19.1 / 21.3 / 23.0; rows of 512 bytes 12.6
+// / 16.6 / 20.5 / 19.6; of 128 bytes 13.1 / 13.5 / 21.7 / 21.0, 0.95 kept
+// 17.8 / 23.9 / 27.8 / 21.2; of 96 bytes 16.8 / 14.7 / 22.9 / 23.4; ragged
+// of 0..63 15.5 / 13.5 / 21.8 / 25.3; of 64 bytes 22.9 / 20.3 / 21.9 / 23.1;
+// of 32 bytes 40.2 / 34.2 / 28.0 / 41.4; of 12 bytes, 2^23 rows, 26.8 / 20.5
+// / 11.2 / 41.3. Below a quarter kept, in order reads mostly lines nobody
+// needs: a tenth of the ragged rows 11.6 / 11.7 / 6.3 / 8.5.) Separate
+// functions, not one loop with a branch on `stream` around it: the cached
+// loop, compiled beside the queued one, took 1.4x the time (AMD Zen 5, family
+// 0x1A model 2, rows of 16 bytes, 1 MiB, density 0.5: 4.07x memcpy against
+// 2.94).
 template <class T, class M, class Index>
 std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64_t inner,
                        bool stream) {
   if (!stream) return copy_runs_found<false>(in, mask, rows, out, inner);
-  if (reads_in_order(cpu_features().id) &&
-      4 * implementation<M>().count(mask, rows.nrows) >= rows.nrows)
-    return copy_runs_found<true>(in, mask, rows, out, inner);
+  if (reads_in_order(cpu_features().id)) {
+    const auto kept = implementation<M>().count(mask, rows.nrows);
+    const auto dropped = rows.nrows - kept;
+    const auto bytes =
+        (rows.bound(rows.nrows) - rows.bound(0)) * inner * static_cast<std::int64_t>(sizeof(T));
+    if (4 * kept >= rows.nrows) {
+      if constexpr (bytewise<T>)
+        if (active_isa() == Isa::avx512 && bytes >= 320 * dropped)
+          return copy_runs_carried(in, mask, rows, out, inner);
+      if (bytes >= 96 * dropped) return copy_runs_found<true>(in, mask, rows, out, inner);
+    }
+  }
   return copy_runs_queued(in, mask, rows, out, inner);
 }
 

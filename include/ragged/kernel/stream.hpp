@@ -4,6 +4,7 @@
 // as much memory traffic as the write itself). Internal: used by compact.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -179,6 +180,29 @@ inline void stream_copy(void* dst, const void* src, std::size_t bytes, bool wide
   const auto at = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes);
   prefetch(reinterpret_cast<const void*>(at));  // NOLINT(performance-no-int-to-ptr): a hint
 }
+
+// The requests of a row copy that reads its input beyond the caches in order
+// (compact.hpp, copy_runs_found in order; avx512.hpp, copy_runs_carried_avx512),
+// on a CPU whose prefetcher streams only an input read without gaps (cpu.hpp,
+// reads_in_order): every line of the input is requested in order, the gaps
+// between runs too (their last `gap` bytes), up to `lead` bytes past the end
+// of the run being copied (from a long run, its first `most` bytes; the
+// hardware streams the rest). Offsets are bytes from `in`.
+struct InOrderReads {
+  static constexpr std::int64_t lead = 512, most = 8192, gap = 4096;
+  const void* in = nullptr;
+  std::int64_t requested = 0;  // the requests so far reach in + requested
+  std::int64_t end = 0;        // the last run copied ended at in + end
+
+  // Before the run [lo, hi) is copied.
+  [[gnu::always_inline]] void before(std::int64_t lo, std::int64_t hi) noexcept {
+    // Not the rest of a long run, copied already, nor more of a gap than `gap`.
+    requested = std::max({requested, end, lo - gap});
+    for (const auto to = std::min(hi, lo + most) + lead; requested < to; requested += 64)
+      prefetch_ahead(in, requested);
+    end = hi;
+  }
+};
 
 /// Orders the non-temporal stores before anything that follows.
 inline void stream_fence() noexcept {
