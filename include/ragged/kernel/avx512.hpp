@@ -587,7 +587,7 @@ copy_runs_carried_avx512(const std::byte* in, M mask, std::int64_t nrows, Bound 
 // reads_in_order), a stretch of `stretch` entries at a time. Each stretch's
 // mask is tested first, its blocks' bits kept and counted. A stretch whose
 // carry branches the predictor foresees is compressed into a Carry and goes
-// out in whole lines with non-temporal stores: one that keeps at least 3/4
+// out in whole lines with non-temporal stores: one that keeps at least 5/8
 // of its entries (most vectors fill a line), or one with at most a quarter
 // of its blocks mixed, neither empty nor full (runs: empty blocks add
 // nothing, full ones a line each). The others, and the last, partial
@@ -598,7 +598,11 @@ copy_runs_carried_avx512(const std::byte* in, M mask, std::int64_t nrows, Bound 
 // carried against straight: density 0.95 16.1 to 18.1 against 20.0 to 23.4,
 // 0.8 17.4 against 19.6 to 21.5, 0.5 16.4 to 17.1 against 15.8 to 18.2, 0.4
 // 17.4 to 17.8 against 14.6 to 16.2, 0.05 14.7 to 15.5 against 12.9 to 14.8;
-// at 2^28 entries the same. Where density 0.5 was carried, its speed turned
+// at 2^28 entries the same. Carried from 5/8 kept rather than 3/4, x a
+// Compress + StoreU loop in the same process, medians of 11: density 0.75
+// 0.93 against 1.08 to 1.10, 0.65 0.95 against 1.02, 0.6 1.00 to 1.02
+// against 1.01 to 1.03, 0.5 0.98 to 0.99 either way; from 9/16 density 0.5
+// took 1.02, from 1/2 1.07. Where density 0.5 was carried, its speed turned
 // with where the loop landed in the binary: two builds whose loops were the
 // same instructions at other addresses took 0.93 and 1.08 x Highway's best
 // loop, paired rounds, two processes each; built with loops aligned to 32
@@ -633,7 +637,7 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
       kept += static_cast<std::int64_t>(_mm_popcnt_u64(bits[b]));
       mixed += bits[b] + 1 > 1;  // neither empty nor full
     }
-    if (4 * kept < 3 * stretch && 4 * mixed > blocks) {
+    if (8 * kept < 5 * stretch && 4 * mixed > blocks) {
       dst += w * compact_whole_avx512<W, Reach::in_order>(in + i * w, mask + i, stretch, dst);
       continue;
     }
