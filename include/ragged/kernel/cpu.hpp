@@ -137,9 +137,11 @@ struct CpuFeatures {
 /// density 0.5 17.5 to 21.0 against 15.8 to 19.4 in order; density 0.95 24.0
 /// to 27.0 against 21.8 to 25.9.) Zen 5 streams its output through
 /// L1 instead (streams_through_l1), where skipping pays. Row selection beyond
-/// the caches, where at least a quarter of the rows are kept, requests every
-/// line of its input in order there, the gaps between kept runs too
-/// (kernel/compact.hpp, copy_runs_found in order).
+/// the caches, where at least a quarter of the rows are kept and runs are not
+/// short, requests every line of its input in order there, the gaps between
+/// kept runs too, and where runs are long puts the output's lines together in
+/// a register (kernel/compact.hpp, copy_runs). Zen 3 (family 0x19 too, AVX2
+/// only) is taken to read as Zen 4 does; not measured.
 [[nodiscard]] constexpr bool reads_in_order(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::amd && id.family == 0x19;
 }
