@@ -669,7 +669,7 @@ TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever 
   // line of the output streamed whole; where the CPU has AVX-512) and
   // copy_runs_queued. Ragged rows and uniform ones (bounds by
   // multiplication), runs shorter and longer than the first requests (8
-  // KiB), rows of no elements, sparse and dense masks, outputs at every
+  // KiB), rows of no elements, sparse and dense masks, outputs at a random
   // offset within a line, and a guard on either side of the output that must
   // stay untouched.
   using ragged::kernel::Rows;
