@@ -484,7 +484,26 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
   // them, outputs starting at every offset in a line
   // (bytes not the output's, before and after, must stay as they were:
   // check_one's sentinels), and rows of two 4-byte elements, which move as
-  // 8-byte ones from any 4-byte offset. check_one runs every reach.
+  // 8-byte ones from any 4-byte offset. Stretches written straight test one,
+  // two or three blocks ahead by their kept count (blocks_ahead): stretches
+  // on either side of each of its bounds too. check_one runs every reach.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  {
+    namespace kd = ragged::kernel::detail;
+    constexpr std::int64_t s = 4096;
+    CHECK(kd::blocks_ahead<4>(383, s) == 1);
+    CHECK(kd::blocks_ahead<4>(384, s) == 3);
+    CHECK(kd::blocks_ahead<4>(575, s) == 3);
+    CHECK(kd::blocks_ahead<4>(576, s) == 2);
+    CHECK(kd::blocks_ahead<4>(1535, s) == 2);
+    CHECK(kd::blocks_ahead<4>(1536, s) == 1);
+    CHECK(kd::blocks_ahead<8>(191, s) == 1);
+    CHECK(kd::blocks_ahead<8>(192, s) == 3);
+    CHECK(kd::blocks_ahead<8>(511, s) == 3);
+    CHECK(kd::blocks_ahead<8>(512, s) == 1);
+    CHECK(kd::blocks_ahead<2>(1000, s) == 1);
+  }
+#endif
   at_every_level(7777, [](std::mt19937_64& rng) {
     std::int64_t failures = 0;
     constexpr std::int64_t stretch = 4096;
@@ -508,7 +527,8 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
       }
       std::copy(part.begin(), part.end(), m.begin() + from);
     };
-    const std::int64_t kinds[] = {2560, 2559, stretch, 0, -16, -17, 4000, 2048, -1, 3072};
+    const std::int64_t kinds[] = {2560, 2559, stretch, 0,   -16,  -17,  4000, 2048, -1,  3072,
+                                  383,  384,  575,     576, 1535, 1536, 191,  192,  511, 512};
     for (std::size_t w : {1u, 2u, 4u, 8u})
       for (std::size_t first = 0; first < std::size(kinds) && failures < 5; ++first) {
         const std::int64_t tail = first % 2 ? 0 : 77;

@@ -232,7 +232,7 @@ block_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst, std::int6
 // blocks differently. Beyond them, blocks are requested ahead, and empty ones
 // skipped unread and full ones copied; in_order (cpu.hpp, reads_in_order)
 // every block is compressed as it comes and nothing requested.
-template <std::size_t W, Reach R, class M>
+template <std::size_t W, Reach R, std::int64_t Ahead = W == 1 ? 2 : 1, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
   constexpr auto S = Avx512Store::whole;
@@ -245,7 +245,7 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
   // count usually covers a vector's lanes. Bytes need two (a vector is a whole
   // block of 64 lanes, which one block ahead covers only about half the time,
   // a branch the predictor then misses half the time).
-  constexpr std::int64_t ahead = W == 1 ? 2 : 1;
+  constexpr std::int64_t ahead = Ahead;
   // How many blocks each step compacts on one test. In the caches every
   // branch per block costs: two blocks per test, 2- and 4-byte elements (AMD
   // Zen 5, family 0x1A model 2, x memcpy, against one block, in the same
@@ -582,6 +582,35 @@ copy_runs_carried_avx512(const std::byte* in, M mask, std::int64_t nrows, Bound 
   return kept;
 }
 
+// How many blocks compact_whole_avx512 tests ahead (its `ahead`) in a stretch
+// of n entries that keeps `kept`, where compact_carried_avx512 writes it
+// straight. Its whole stores wait on the next blocks' kept count covering a
+// vector's lanes; where that count is about a vector's lanes, the test goes
+// either way and its branch is missed about as often. So where a block keeps
+// from 3/8 of a vector's lanes to one and a half (int32) or one (double),
+// more blocks are counted: the bands are in sixteenths of a vector's lanes
+// kept per block (`share`). (AMD Zen 4, family 0x19 model 17, 1-D 2^26 entries, x a Compress
+// + StoreU loop in the same process, medians of 11, the loop called with one,
+// two or three blocks ahead: int32 density 0.1 1.16 / 1.30 / 1.08, 0.125 1.31
+// / 1.17 / 1.08, 0.15 1.42 / 1.09 / 1.15, 0.2 1.31 / 1.10 / 1.16, 0.3 1.11 /
+// 1.07, 0.4 1.06 / 1.07; double 0.05 1.13 / 1.15 / 1.09, 0.08 1.15 / 1.05 /
+// 1.03, 0.1 1.13 / 1.05 / 1.04, 0.125 1.09 / 1.08 / 1.08, 0.15 1.06 / 1.12 /
+// 1.12. The kernel so, against one block ahead: int32 0.11 1.02 against
+// 1.20, 0.125 1.05 against 1.34, 0.15 1.02 against 1.32, 0.2 0.98 against
+// 1.20, 0.25 1.05 against 1.14, 0.3 and 0.4 1.00 either way; double 0.06
+// 0.94 against 1.01, 0.08 0.94 against 1.03, 0.1 0.98 against 1.03.) Other
+// widths are unmeasured and test as before.
+template <std::size_t W>
+[[nodiscard]] constexpr std::int64_t blocks_ahead(std::int64_t kept, std::int64_t n) noexcept {
+  const std::int64_t share = 16 * static_cast<std::int64_t>(W) * kept;
+  if constexpr (W == 4)
+    return share < 6 * n ? 1 : share < 9 * n ? 3 : share < 24 * n ? 2 : 1;
+  else if constexpr (W == 8)
+    return share >= 6 * n && share < 16 * n ? 3 : 1;
+  else
+    return 1;
+}
+
 // compact_avx512 with Avx512Store::whole into an output beyond the caches, on
 // a CPU that reads its inputs in order (Reach::carried; cpu.hpp,
 // reads_in_order), a stretch of `stretch` entries at a time. Each stretch's
@@ -591,7 +620,8 @@ copy_runs_carried_avx512(const std::byte* in, M mask, std::int64_t nrows, Bound 
 // of its entries (most vectors fill a line), or one with at most a quarter
 // of its blocks mixed, neither empty nor full (runs: empty blocks add
 // nothing, full ones a line each). The others, and the last, partial
-// stretch, are compacted as in_order, straight to the output, where a line's
+// stretch, are compacted as in_order (testing as many blocks ahead as
+// blocks_ahead says), straight to the output, where a line's
 // read for ownership costs less than the carry's steps per vector and its
 // branch, which at density 0.5 goes either way. (AMD Zen 4, family 0x19
 // model 17, 1-D int32 2^26, ms, medians of 11 in each of two processes,
@@ -638,7 +668,15 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
       mixed += bits[b] + 1 > 1;  // neither empty nor full
     }
     if (8 * kept < 5 * stretch && 4 * mixed > blocks) {
-      dst += w * compact_whole_avx512<W, Reach::in_order>(in + i * w, mask + i, stretch, dst);
+      const std::byte* s = in + i * w;
+      const auto m = mask + i;
+      const std::int64_t ahead = blocks_ahead<W>(kept, stretch);
+      if (ahead == 3)
+        dst += w * compact_whole_avx512<W, Reach::in_order, 3>(s, m, stretch, dst);
+      else if (ahead == 2)
+        dst += w * compact_whole_avx512<W, Reach::in_order, 2>(s, m, stretch, dst);
+      else
+        dst += w * compact_whole_avx512<W, Reach::in_order>(s, m, stretch, dst);
       continue;
     }
     // Both loops kept rolled (above): the loop over a block's vectors by
