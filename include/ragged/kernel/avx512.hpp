@@ -241,10 +241,12 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
   std::byte* dst = out;
   std::int64_t i = 0;
   constexpr auto lanes = 64 / static_cast<long long>(W);
-  // How many blocks ahead are tested: enough that at density 0.5 their kept
-  // count usually covers a vector's lanes. Bytes need two (a vector is a whole
-  // block of 64 lanes, which one block ahead covers only about half the time,
-  // a branch the predictor then misses half the time).
+  // How many blocks ahead are tested (Ahead): by default enough that at
+  // density 0.5 their kept count usually covers a vector's lanes. Bytes need
+  // two (a vector is a whole block of 64 lanes, which one block ahead covers
+  // only about half the time, a branch the predictor then misses half the
+  // time). Sparser stretches need more: compact_carried_avx512 picks the
+  // count per stretch (blocks_ahead).
   constexpr std::int64_t ahead = Ahead;
   // How many blocks each step compacts on one test. In the caches every
   // branch per block costs: two blocks per test, 2- and 4-byte elements (AMD
