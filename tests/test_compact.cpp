@@ -501,7 +501,11 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
     CHECK(kd::blocks_ahead<8>(192, s) == 3);
     CHECK(kd::blocks_ahead<8>(511, s) == 3);
     CHECK(kd::blocks_ahead<8>(512, s) == 1);
-    CHECK(kd::blocks_ahead<2>(1000, s) == 1);
+    CHECK(kd::blocks_ahead<2>(511, s) == 1);
+    CHECK(kd::blocks_ahead<2>(512, s) == 3);
+    CHECK(kd::blocks_ahead<2>(1535, s) == 3);
+    CHECK(kd::blocks_ahead<2>(1536, s) == 1);
+    CHECK(kd::blocks_ahead<1>(1000, s) == 1);
   }
 #endif
   at_every_level(7777, [](std::mt19937_64& rng) {
@@ -541,6 +545,46 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
           failures += !check_one(w, n, 1, first, out_off, m);
         if (w == 4) failures += !check_one(w, n / 2, 2, 3, 4 + first * 8, m);
       }
+    CHECK(failures == 0);
+  });
+}
+
+TEST_CASE("the loop in the caches tests as many blocks ahead as its first 512 entries ask") {
+  // compact_cached_avx512 counts what the first 512 entries keep and tests
+  // one, two or three blocks ahead (blocks_ahead) for the whole call. The
+  // first 512 entries keep a count on either side of each width's bounds
+  // (int16 64 and 192, int32 48, 72 and 192, double 24 and 64), so that
+  // every count runs at every width; after them, inputs of every length
+  // about a block and the loop's window, at densities other than the
+  // first entries', so that the count chosen meets masks it was not chosen
+  // for. check_one runs every reach, the caches' too.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  {
+    namespace kd = ragged::kernel::detail;
+    CHECK(kd::blocks_ahead<2>(63, 512) == 1);
+    CHECK(kd::blocks_ahead<2>(64, 512) == 3);
+    CHECK(kd::blocks_ahead<4>(47, 512) == 1);
+    CHECK(kd::blocks_ahead<4>(48, 512) == 3);
+    CHECK(kd::blocks_ahead<4>(72, 512) == 2);
+    CHECK(kd::blocks_ahead<8>(24, 512) == 3);
+    CHECK(kd::blocks_ahead<8>(64, 512) == 1);
+  }
+#endif
+  at_every_level(5151, [](std::mt19937_64& rng) {
+    std::int64_t failures = 0;
+    const std::int64_t firsts[] = {23, 24, 47, 48, 63, 64, 71, 72, 191, 192};
+    const std::int64_t rests[] = {0, 1, 63, 64, 65, 191, 320, 333, 2000, 5000};
+    const int densities[] = {12, 0, 100, 50, 3, -1};
+    for (std::size_t w : {2u, 4u, 8u})
+      for (std::size_t f = 0; f < std::size(firsts) && failures < 5; ++f)
+        for (std::size_t r = 0; r < std::size(rests); ++r) {
+          const auto n = 512 + rests[r];
+          std::vector<char> m = random_mask(rng, n, densities[(f + r) % std::size(densities)]);
+          std::fill(m.begin(), m.begin() + 512, 0);
+          std::fill(m.begin(), m.begin() + firsts[f], 1);
+          std::shuffle(m.begin(), m.begin() + 512, rng);
+          failures += !check_one(w, n, 1, (f * 7 + r) % 64, (f * 13 + r * 5) % 64, m);
+        }
     CHECK(failures == 0);
   });
 }

@@ -246,7 +246,7 @@ compact_whole_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out
   // two (a vector is a whole block of 64 lanes, which one block ahead covers
   // only about half the time, a branch the predictor then misses half the
   // time). Sparser stretches need more: compact_carried_avx512 picks the
-  // count per stretch (blocks_ahead).
+  // count per stretch and compact_cached_avx512 per call (blocks_ahead).
   constexpr std::int64_t ahead = Ahead;
   // How many blocks each step compacts on one test. In the caches every
   // branch per block costs: two blocks per test, 2- and 4-byte elements (AMD
@@ -600,8 +600,22 @@ copy_runs_carried_avx512(const std::byte* in, M mask, std::int64_t nrows, Bound 
 // 1.12. The kernel so, against one block ahead: int32 0.11 1.02 against
 // 1.20, 0.125 1.05 against 1.34, 0.15 1.02 against 1.32, 0.2 0.98 against
 // 1.20, 0.25 1.05 against 1.14, 0.3 and 0.4 1.00 either way; double 0.06
-// 0.94 against 1.01, 0.08 0.94 against 1.03, 0.1 0.98 against 1.03.) Other
-// widths are unmeasured and test as before.
+// 0.94 against 1.01, 0.08 0.94 against 1.03, 0.1 0.98 against 1.03.) The same
+// bands hold in the caches, where compact_cached_avx512 picks the count per
+// call, and int16 has one of its own, measured there and used in Zen 4's
+// stretches too: three blocks from a quarter of a vector's lanes per block to
+// three quarters (density 1/8 to 3/8). (AMD Zen 5, family 0x1A model 2, x a
+// Compress + StoreU loop in the same process, medians of 15, one / two / three
+// blocks ahead: int32 2^14 density 0.1 1.57 / 1.26 / 1.07, 0.125 1.30 / 1.08 /
+// 0.95, 0.15 1.42 / 0.91 / 0.97, 0.2 1.45 / 1.12 / 0.99, 0.3 1.10 / 1.00 /
+// 0.97, from 0.4 on one block as fast as more; int32 2^16 density 0.1 1.21 /
+// 1.01 / 0.80; int32 2^20 density 0.05 0.96 to 1.04 / 0.92 to 1.06 / 1.12 to
+// 1.25, 0.15 1.02 / 0.95 / 0.93; double 2^13 density 0.05 1.29 / 1.08 / 0.96,
+// 0.08 1.45 / 1.04 / 1.00, 0.1 1.40 / 0.98 / 1.03; int16 2^15 density 0.15 1.37
+// to 1.55 / 1.28 to 1.47 / 0.95 to 1.20, 0.2 1.44 to 1.81 / 1.09 to 1.42 / 0.90
+// to 1.28, 0.3 1.39 to 1.48 / 1.00 to 1.11 / 1.01 to 1.21, 0.1 and 0.4 up
+// within about 0.1 of each other.) One-byte elements are unmeasured and test as
+// before.
 template <std::size_t W>
 [[nodiscard]] constexpr std::int64_t blocks_ahead(std::int64_t kept, std::int64_t n) noexcept {
   const std::int64_t share = 16 * static_cast<std::int64_t>(W) * kept;
@@ -609,8 +623,41 @@ template <std::size_t W>
     return share < 6 * n ? 1 : share < 9 * n ? 3 : share < 24 * n ? 2 : 1;
   else if constexpr (W == 8)
     return share >= 6 * n && share < 16 * n ? 3 : 1;
+  else if constexpr (W == 2)
+    return share >= 4 * n && share < 12 * n ? 3 : 1;
   else
     return 1;
+}
+
+// compact_whole_avx512 testing `ahead` blocks ahead, as blocks_ahead says:
+// one function per count, chosen at run time.
+template <std::size_t W, Reach R, class M>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
+  gnu::always_inline]] inline std::int64_t
+compact_whole_ahead_avx512(std::int64_t ahead, const std::byte* in, M mask, std::int64_t n,
+                           std::byte* out) noexcept {
+  if (ahead == 3) return compact_whole_avx512<W, R, 3>(in, mask, n, out);
+  if (ahead == 2) return compact_whole_avx512<W, R, 2>(in, mask, n, out);
+  return compact_whole_avx512<W, R>(in, mask, n, out);
+}
+
+// compact_avx512 with Avx512Store::whole in the caches (Reach::cached):
+// compact_whole_avx512 testing as many blocks ahead as blocks_ahead says for
+// the share that the input's first 512 entries keep: eight mask tests,
+// where a count of the whole mask would read it twice. (AMD Zen 5, family
+// 0x1A model 2, int32 2^14 in the caches, three processes: the kernel so
+// took 0.90 to 0.99 of the time of the same loop called directly, at
+// density 0.5 and 0.95, where both test one block ahead.)
+template <std::size_t W, class M>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
+compact_cached_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
+  const std::int64_t probe = std::min<std::int64_t>(n, 512);
+  std::int64_t kept = 0;
+  for (std::int64_t i = 0; i < probe; i += 64)
+    kept += static_cast<std::int64_t>(
+        _mm_popcnt_u64(mask_bits_avx512(mask + i, std::min<std::int64_t>(64, probe - i))));
+  return compact_whole_ahead_avx512<W, Reach::cached>(blocks_ahead<W>(kept, probe), in, mask, n,
+                                                      out);
 }
 
 // compact_avx512 with Avx512Store::whole into an output beyond the caches, on
@@ -670,15 +717,8 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
       mixed += bits[b] + 1 > 1;  // neither empty nor full
     }
     if (8 * kept < 5 * stretch && 4 * mixed > blocks) {
-      const std::byte* s = in + i * w;
-      const auto m = mask + i;
-      const std::int64_t ahead = blocks_ahead<W>(kept, stretch);
-      if (ahead == 3)
-        dst += w * compact_whole_avx512<W, Reach::in_order, 3>(s, m, stretch, dst);
-      else if (ahead == 2)
-        dst += w * compact_whole_avx512<W, Reach::in_order, 2>(s, m, stretch, dst);
-      else
-        dst += w * compact_whole_avx512<W, Reach::in_order>(s, m, stretch, dst);
+      dst += w * compact_whole_ahead_avx512<W, Reach::in_order>(blocks_ahead<W>(kept, stretch),
+                                                                in + i * w, mask + i, stretch, dst);
       continue;
     }
     // Both loops kept rolled (above): the loop over a block's vectors by
@@ -825,7 +865,7 @@ template <std::size_t W, Avx512Store S, class M>
     return compact_whole_avx512<W, Reach::beyond>(in, mask, n, out);
   else
     return prefetch ? compact_whole_avx512<W, Reach::beyond>(in, mask, n, out)
-                    : compact_whole_avx512<W, Reach::cached>(in, mask, n, out);
+                    : compact_cached_avx512<W>(in, mask, n, out);
 }
 
 }  // namespace detail
