@@ -36,8 +36,10 @@ namespace detail {
   return load_bits(mask, len);
 }
 
+// The entries [0, n) of `mask` keep (byte masks or bit-packed ones).
+template <class M>
 [[gnu::target("avx512f,avx512bw,bmi2,popcnt")]] inline std::int64_t count_avx512(
-    const bool* mask, std::int64_t n) noexcept {
+    M mask, std::int64_t n) noexcept {
   // Whole blocks with whole loads, as compact_avx512 (it says why).
   std::int64_t total = 0, i = 0;
   for (; n - i >= 64; i += 64) total += _mm_popcnt_u64(mask_bits_avx512(mask + i, 64));
@@ -652,12 +654,8 @@ template <std::size_t W, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_cached_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
   const std::int64_t probe = std::min<std::int64_t>(n, 512);
-  std::int64_t kept = 0;
-  for (std::int64_t i = 0; i < probe; i += 64)
-    kept += static_cast<std::int64_t>(
-        _mm_popcnt_u64(mask_bits_avx512(mask + i, std::min<std::int64_t>(64, probe - i))));
-  return compact_whole_ahead_avx512<W, Reach::cached>(blocks_ahead<W>(kept, probe), in, mask, n,
-                                                      out);
+  return compact_whole_ahead_avx512<W, Reach::cached>(
+      blocks_ahead<W>(count_avx512(mask, probe), probe), in, mask, n, out);
 }
 
 // compact_avx512 with Avx512Store::whole into an output beyond the caches, on

@@ -145,7 +145,7 @@ constexpr Implementation<M> implementation_at() noexcept {
     if constexpr (std::is_same_v<M, Bits>) {
       impl.count = &count_popcnt;
     } else {
-      impl.count = Level == 1 ? &count_avx2 : &count_avx512;
+      impl.count = Level == 1 ? &count_avx2 : &count_avx512<M>;
       if constexpr (Level >= 2) impl.mask_words = &mask_words_avx512;
     }
   }
