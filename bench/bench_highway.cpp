@@ -307,6 +307,9 @@ void register_all() {
   add_flat<double>("double_2^25_density_0.5", big / 2, 500);
   add_flat<std::int8_t>("int8_2^26_density_0.5", big, 500);
   add_flat<std::int32_t>("int32_2^14_in_cache", std::int64_t{1} << 14, 500);
+  // A sparse mask in the caches, where no count of blocks ahead covers a
+  // vector's lanes (avx512.hpp, compact_sparse_avx512).
+  add_flat<std::int32_t>("int32_2^14_in_cache_density_0.05", std::int64_t{1} << 14, 50);
   // tf.boolean_mask of [4096, 4096] by a 2-D mask: one flattened compaction.
   add_rows("int32_4096x4096_2d_mask_flattened", &dense_rows, [](Rows& r) -> Call {
     auto out = std::make_shared<ragged::Tensor<std::int32_t>>();

@@ -170,8 +170,9 @@ def label(workload):
 
 def targeted(workload):
     """Whether the Performance targets (README) name the workload: all but
-    density 0.001, a selection cut reported beside them."""
-    return "density_0.001" not in workload
+    density 0.001, a selection cut, and a sparse mask in the caches, both
+    reported beside them."""
+    return "density_0.001" not in workload and "in_cache_density" not in workload
 
 
 def full_table(run):

@@ -589,6 +589,68 @@ TEST_CASE("the loop in the caches tests as many blocks ahead as its first 512 en
   });
 }
 
+TEST_CASE("the sparse loop in the caches: stretches whose next keeps fewer than a vector") {
+  // Where the first 512 entries are sparse (sparse_stretches: density 1/64
+  // to 3/32 for int32), compact_cached_avx512 compacts by stretches of 1024,
+  // storing whole vectors as far as the entries kept after them (to the end
+  // of the next stretch) cover a vector's lanes. After a first 512 entries in
+  // that band, stretches keep nothing, a vector's lanes less one, exactly
+  // them, one more, or entries at random, all kept entries at the stretch's
+  // start or end, so that the whole stores stop at every block of a stretch
+  // and the rest goes as compact_whole_avx512; lengths end at, just before
+  // and after stretches and blocks. check_one runs every reach, the caches'
+  // too, with byte and bit masks.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  {
+    namespace kd = ragged::kernel::detail;
+    CHECK_FALSE(kd::sparse_stretches<4>(7, 512));
+    CHECK(kd::sparse_stretches<4>(8, 512));
+    CHECK(kd::sparse_stretches<4>(47, 512));
+    CHECK_FALSE(kd::sparse_stretches<4>(48, 512));
+    CHECK_FALSE(kd::sparse_stretches<8>(3, 512));
+    CHECK(kd::sparse_stretches<8>(4, 512));
+    CHECK(kd::sparse_stretches<8>(31, 512));
+    CHECK_FALSE(kd::sparse_stretches<8>(32, 512));
+    CHECK_FALSE(kd::sparse_stretches<2>(15, 512));
+    CHECK(kd::sparse_stretches<2>(16, 512));
+    CHECK(kd::sparse_stretches<2>(63, 512));
+    CHECK_FALSE(kd::sparse_stretches<2>(64, 512));
+    CHECK_FALSE(kd::sparse_stretches<1>(20, 512));
+  }
+#endif
+  at_every_level(6161, [](std::mt19937_64& rng) {
+    std::int64_t failures = 0;
+    for (std::size_t w : {2u, 4u, 8u}) {
+      const auto lanes = 64 / static_cast<std::int64_t>(w);
+      for (std::int64_t n : {512, 1023, 1024, 1025, 2047, 2048, 2049, 2048 + 64, 3000, 4096 + 63})
+        for (int shape = 0; shape < 6 && failures < 5; ++shape) {
+          // Kept of the first 512: at the band's lower bound, or inside it.
+          const auto first = shape % 2 ? 32 / static_cast<std::int64_t>(w) : w == 2 ? 40 : 20;
+          std::vector<char> m(static_cast<std::size_t>(n), 0);
+          for (std::int64_t s = 0; s < n; s += 1024) {
+            const auto len = std::min<std::int64_t>(1024, n - s);
+            // Kept in this stretch: none, lanes - 1, lanes, lanes + 1, or at random.
+            const std::int64_t counts[] = {0, lanes - 1, lanes, lanes + 1};
+            const auto k = std::min(len, shape < 4    ? counts[(shape + s / 1024) % 4]
+                                         : shape == 4 ? static_cast<std::int64_t>(rng() % 64)
+                                                      : len / 30);
+            // At the stretch's start, at its end, or spread at random.
+            const auto at = (s / 1024 + static_cast<std::int64_t>(rng() % 3)) % 3;
+            for (std::int64_t j = 0; j < k; ++j)
+              m[static_cast<std::size_t>(s + (at == 0 ? j : len - 1 - j))] = 1;
+            if (at == 2) std::shuffle(m.begin() + s, m.begin() + s + len, rng);
+          }
+          std::fill(m.begin(), m.begin() + std::min<std::int64_t>(n, 512), 0);
+          std::fill(m.begin(), m.begin() + first, 1);
+          std::shuffle(m.begin(), m.begin() + std::min<std::int64_t>(n, 512), rng);
+          failures += !check_one(w, n, 1, static_cast<std::size_t>(n + shape) % 64,
+                                 static_cast<std::size_t>(n * 3 + shape) % 64, m);
+        }
+    }
+    CHECK(failures == 0);
+  });
+}
+
 TEST_CASE("the streamed loop's masks tested ahead: lengths about its lead, empty stretches") {
   // compact_stream_avx512 tests each block's mask values_ahead entries (1024
   // for 4- and 8-byte elements, 2048 for 2, 4096 for 1) before it compacts
