@@ -36,15 +36,28 @@ namespace detail {
   return load_bits(mask, len);
 }
 
-// The entries [0, n) of `mask` keep (byte masks or bit-packed ones).
+// How many of the entries [0, n) of `mask` keep (byte masks or bit-packed
+// ones), and where `bits` is given, each whole block's bits stored to
+// bits[0, n / 64) (compact_sparse_avx512 keeps them for later).
+template <class M>
+[[gnu::target("avx512f,avx512bw,bmi2,popcnt"), gnu::always_inline]] inline std::int64_t
+test_blocks_avx512(M mask, std::int64_t n, std::uint64_t* bits) noexcept {
+  // Whole blocks with whole loads, as compact_avx512 (it says why).
+  std::int64_t kept = 0, i = 0;
+  for (; n - i >= 64; i += 64) {
+    const std::uint64_t b = mask_bits_avx512(mask + i, 64);
+    if (bits) bits[i / 64] = b;
+    kept += static_cast<std::int64_t>(_mm_popcnt_u64(b));
+  }
+  if (i < n) kept += static_cast<std::int64_t>(_mm_popcnt_u64(mask_bits_avx512(mask + i, n - i)));
+  return kept;
+}
+
+// The entries [0, n) of `mask` keep.
 template <class M>
 [[gnu::target("avx512f,avx512bw,bmi2,popcnt")]] inline std::int64_t count_avx512(
     M mask, std::int64_t n) noexcept {
-  // Whole blocks with whole loads, as compact_avx512 (it says why).
-  std::int64_t total = 0, i = 0;
-  for (; n - i >= 64; i += 64) total += _mm_popcnt_u64(mask_bits_avx512(mask + i, 64));
-  if (i < n) total += _mm_popcnt_u64(mask_bits_avx512(mask + i, n - i));
-  return total;
+  return test_blocks_avx512(mask, n, nullptr);
 }
 
 // mask_words_scalar with one vector test per word.
@@ -655,20 +668,6 @@ compact_whole_ahead_avx512(std::int64_t ahead, const std::byte* in, M mask, std:
   if (ahead == 3) return compact_whole_avx512<W, R, 3>(in, mask, n, out);
   if (ahead == 2) return compact_whole_avx512<W, R, 2>(in, mask, n, out);
   return compact_whole_avx512<W, R>(in, mask, n, out);
-}
-
-// The entries [0, n) of `mask` (n at most 1024) tested: the bits of each
-// whole block of 64 to bits[0, n / 64), and the count kept returned.
-template <class M>
-[[gnu::target("avx512f,avx512bw,bmi2,popcnt"), gnu::always_inline]] inline std::int64_t
-test_blocks_avx512(M mask, std::int64_t n, std::uint64_t* bits) noexcept {
-  std::int64_t kept = 0, i = 0;
-  for (; n - i >= 64; i += 64) {
-    bits[i / 64] = mask_bits_avx512(mask + i, 64);
-    kept += static_cast<std::int64_t>(_mm_popcnt_u64(bits[i / 64]));
-  }
-  if (i < n) kept += static_cast<std::int64_t>(_mm_popcnt_u64(mask_bits_avx512(mask + i, n - i)));
-  return kept;
 }
 
 // compact_avx512 with Avx512Store::whole in the caches for a sparse mask
