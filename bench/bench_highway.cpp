@@ -138,51 +138,23 @@ RAGGED_HWY_COPY(hwy_avx2)
 // One call of a loop on a workload's data.
 using Call = std::function<void()>;
 
-// Ours and both Highway loops of one workload, timed in turn with the order
-// rotated each iteration, so that whatever slows the machine for a while (a
-// neighbour's memory traffic, on a shared host) slows all three alike: the
-// counter x_best_highway is the median over iterations of ours / the faster
-// Highway loop of the same iteration. Separate benchmarks, each timed in its
-// own stretch of seconds, moved that ratio by 20% between runs. Each timing
-// covers at least 2^20 entries (a batch of calls in the caches). The time
-// reported is ours.
-//
-// Each timed batch follows an untimed call of the same loop, so that it
-// starts from the caches its own loop leaves, as in a caller's loop and in
-// the separate benchmarks: a loop that writes with ordinary stores leaves up
-// to a last-level cache of dirty output lines, whose write-back the next call
-// pays for. Timed straight after another loop, ours paid for Highway's (AMD
-// Zen 5, family 0x1A model 2, ours x best Highway on [4096, 4096] int32 with
-// a 2-D mask: 0.83 to 1.14 in four runs so, 0.80 and 0.83 in two with the
-// untimed call, 0.61 to 0.85 in separate benchmarks).
+// Ours and both Highway loops of one workload, timed in turn
+// (bench::timed_in_turn): the counter x_best_highway is the median over
+// iterations of ours / the faster Highway loop of the same iteration. Each
+// timing covers at least 2^20 entries (a batch of calls in the caches). The
+// time reported is ours. Each timed batch follows an untimed call of the same
+// loop: timed straight after another loop, ours paid for the write-back of
+// Highway's output (AMD Zen 5, family 0x1A model 2, ours x best Highway on
+// [4096, 4096] int32 with a 2-D mask: 0.83 to 1.14 in four runs so, 0.80 and
+// 0.83 in two with the untimed call, 0.61 to 0.85 in separate benchmarks).
 void paired(benchmark::State& state, const Call& ours, const Call& storeu, const Call& store,
             std::int64_t items, std::int64_t value_bytes) {
   const std::int64_t batch = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / items);
-  const std::array<const Call*, 3> calls = {&ours, &storeu, &store};
+  const auto t = bench::timed_in_turn<3>(state, {ours, storeu, store}, batch);
   std::vector<double> ratios;
-  std::size_t turn = 0;
-  for (auto _ : state) {
-    std::array<double, 3> t{};
-    for (std::size_t k = 0; k < calls.size(); ++k) {
-      const auto j = (turn + k) % calls.size();
-      (*calls[j])();  // untimed: the caches as this loop leaves them
-      benchmark::ClobberMemory();
-      const auto start = std::chrono::steady_clock::now();
-      for (std::int64_t b = 0; b < batch; ++b) {
-        (*calls[j])();
-        benchmark::ClobberMemory();
-      }
-      t[j] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-    ++turn;
-    state.SetIterationTime(t[0] / static_cast<double>(batch));
-    ratios.push_back(t[0] / std::min(t[1], t[2]));
-  }
-  if (!ratios.empty()) {
-    const auto mid = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
-    std::nth_element(ratios.begin(), mid, ratios.end());
-    state.counters["x_best_highway"] = *mid;
-  }
+  for (std::size_t i = 0; i < t[0].size(); ++i)
+    ratios.push_back(t[0][i] / std::min(t[1][i], t[2][i]));
+  if (!ratios.empty()) state.counters["x_best_highway"] = bench::median(ratios);
   bench::set_counters(state, items, value_bytes);
 }
 

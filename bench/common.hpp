@@ -6,10 +6,14 @@
 #include <benchmark/benchmark.h>
 #include <ragged/ragged.hpp>
 
+#include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <new>
 #include <random>
@@ -122,6 +126,51 @@ inline void malloc_memcpy_roofline(benchmark::State& state) {
     std::free(dst);
   }
   set_counters(state, static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(bytes));
+}
+
+// Times `calls` in turn within each iteration of `state`, their order rotated
+// each iteration, so that whatever slows the machine for a while (a
+// neighbour's memory traffic, on a shared host) slows them all alike: loops
+// timed in separate benchmarks, each in its own stretch of seconds, moved
+// their ratio by 20% between runs. Each timed batch of `batch` calls follows
+// an untimed call of the same loop, so that it starts from the caches its own
+// loop leaves, as in a caller's loop and in the separate benchmarks (a loop
+// that writes with ordinary stores leaves up to a last-level cache of dirty
+// output lines, whose write-back the next call pays for). Returns, per call,
+// its seconds per call in each iteration; the iteration's time (manual time)
+// is that of calls[0].
+template <std::size_t K>
+std::array<std::vector<double>, K> timed_in_turn(benchmark::State& state,
+                                                 const std::array<std::function<void()>, K>& calls,
+                                                 std::int64_t batch) {
+  std::array<std::vector<double>, K> seconds;
+  std::size_t turn = 0;
+  for (auto _ : state) {
+    for (std::size_t k = 0; k < K; ++k) {
+      const auto j = (turn + k) % K;
+      calls[j]();  // untimed: the caches as this loop leaves them
+      benchmark::ClobberMemory();
+      const auto start = std::chrono::steady_clock::now();
+      for (std::int64_t b = 0; b < batch; ++b) {
+        calls[j]();
+        benchmark::ClobberMemory();
+      }
+      seconds[j].push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+          static_cast<double>(batch));
+    }
+    ++turn;
+    state.SetIterationTime(seconds[0].back());
+  }
+  return seconds;
+}
+
+// The median of `xs` (the upper one of an even count); 0 for none.
+inline double median(std::vector<double> xs) {
+  if (xs.empty()) return 0;
+  const auto mid = xs.begin() + static_cast<std::ptrdiff_t>(xs.size() / 2);
+  std::nth_element(xs.begin(), mid, xs.end());
+  return *mid;
 }
 
 // The CPU and the kernel's choices on it, written into each run's context

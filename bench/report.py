@@ -190,6 +190,8 @@ def full_table(run):
                     base = fmt(b["real_time"] / match[0]["real_time"])
         if name.startswith("paired/") and "x_best_highway" in b:
             base = f"{b['x_best_highway']:.2f} (paired with Highway)"
+        if "x_bytes" in b:  # bench_kernel's bit-packed mask timed in turn with bytes
+            base = f"{b['x_bytes']:.2f} (paired with the byte mask)"
         if (vs := run.x_best_highway(name)) is not None:
             base = f"{vs:.2f} (best Highway)"
         lines.append(f"| {name.replace('/real_time', '')} | {per_elem:.3f} | {fmt(run.x_memcpy(name))} | {base} |")

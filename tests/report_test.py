@@ -86,6 +86,16 @@ class Report(unittest.TestCase):
         # The mean aggregate is not reported as a row of its own.
         self.assertEqual(sum(line.startswith("| ours/w1 |") for line in lines), 1)
 
+    def test_bit_packed_mask_paired_with_bytes(self):
+        kb = dict(value_bytes=1000, items_per_second=1e11)
+        run = {"context": {}, "benchmarks": [
+            median("bench::memcpy_roofline/1000", 10.0, **kb),
+            median("kernel_bits_paired<std::int32_t>/1000/500/iterations:20/manual_time", 8.0,
+                   x_bytes=0.8, **kb)]}
+        lines = self.report(self.write("kernel.json", run))
+        self.assertIn("| kernel_bits_paired<std::int32_t>/1000/500/manual_time"
+                      " | 0.010 | 0.80 | 0.80 (paired with the byte mask) |", lines)
+
     def test_ranges_over_runs(self):
         runs = [self.write("a.json", highway_run(8.0)), self.write("b.json", highway_run(7.0))]
         lines = self.report("--ranges", *runs)
