@@ -60,6 +60,8 @@ struct BitInputs : Inputs<T> {
   ragged::kernel::Bits bits;
   BitInputs(std::int64_t n, int density)
       : Inputs<T>(n, density), words(packed(this->mask)), bits{words.data(), 0} {}
+  BitInputs(const BitInputs&) = delete;  // `bits` points into `words`
+  BitInputs& operator=(const BitInputs&) = delete;
 };
 
 // The same kernel on the same mask bit-packed.
@@ -78,9 +80,10 @@ void kernel_compact_bits(benchmark::State& state) {
 // within each iteration (bench::timed_in_turn): the counter x_bytes is the
 // median over iterations of the bit-packed call's time / the byte mask's, and
 // the time reported is the bit-packed call's. Timed as separate benchmarks,
-// one after the other, their order was the host's drift: bits took 0.96 to
-// 1.31x bytes at density 0.5 in four runs, and 0.74 to 0.86 alternated in
-// one process (AMD Zen 5, family 0x1A model 2, int32 2^26).
+// one after the other, the host's drift between them decided which was
+// faster: bits took 0.96 to 1.31x bytes at density 0.5 in four runs, and 0.74
+// to 0.86 alternated in one process (AMD Zen 5, family 0x1A model 2, int32
+// 2^26).
 template <class T>
 void kernel_bits_paired(benchmark::State& state) {
   const auto n = state.range(0);
