@@ -787,17 +787,56 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
   });
 }
 
+TEST_CASE("queued row selection requests regions for rows of a line or more, densely kept") {
+  // queued_regions: rows averaging at least 64 bytes, and a share kept in the
+  // first 4096 rows of at least the mean row's bytes over a region (4096).
+  using ragged::kernel::Rows;
+  namespace kd = ragged::kernel::detail;
+  const std::int64_t nrows = 8192;
+  const auto every = [&](std::int64_t k) {  // one row in k kept
+    std::vector<char> m(static_cast<std::size_t>(nrows));
+    for (std::int64_t r = 0; r < nrows; r += k) m[static_cast<std::size_t>(r)] = 1;
+    return m;
+  };
+  const auto regions = [&](const std::vector<char>& m, const Rows<std::int64_t>& rows,
+                           std::int64_t inner) {
+    const auto bools = as_bools(m);
+    const bool with_bytes =
+        kd::queued_regions<std::int32_t>(static_cast<const bool*>(bools.get()), rows, inner);
+    CHECK(kd::queued_regions<std::int32_t>(pack_bits(m, 3).bits, rows, inner) == with_bytes);
+    return with_bytes;
+  };
+  const auto all = every(1);
+  CHECK(regions(all, Rows<std::int64_t>::uniform(16, nrows), 1));        // 64-byte rows
+  CHECK_FALSE(regions(all, Rows<std::int64_t>::uniform(15, nrows), 1));  // 60 bytes
+  CHECK_FALSE(regions(all, Rows<std::int64_t>::uniform(1, nrows), 8));   // 32 bytes
+  CHECK(regions(all, Rows<std::int64_t>::uniform(1, nrows), 16));        // inner counts too
+  // 256-byte rows: a sixteenth kept is enough, a seventeenth is not.
+  CHECK(regions(every(16), Rows<std::int64_t>::uniform(64, nrows), 1));
+  CHECK_FALSE(regions(every(17), Rows<std::int64_t>::uniform(64, nrows), 1));
+  // Only the first 4096 rows are counted: nothing kept there, all after.
+  auto late = all;
+  std::fill(late.begin(), late.begin() + 4096, char{0});
+  CHECK_FALSE(regions(late, Rows<std::int64_t>::uniform(64, nrows), 1));
+  // Ragged rows by their mean: rows of 0 and 128 int32 average 256 bytes.
+  std::vector<std::int64_t> splits(static_cast<std::size_t>(nrows) + 1);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(nrows); ++r)
+    splits[r + 1] = splits[r] + (r % 2 ? 128 : 0);
+  CHECK(regions(every(15), Rows<std::int64_t>::of_splits(splits), 1));
+  CHECK_FALSE(regions(every(17), Rows<std::int64_t>::of_splits(splits), 1));
+  CHECK_FALSE(regions({}, Rows<std::int64_t>::uniform(64, 0), 1));  // no rows
+}
+
 TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever the CPU") {
   // Which loop copies a row selection beyond the caches depends on the CPU,
   // the share kept and the rows' length (copy_runs), so each is called here
   // directly: copy_runs_found in order (every line requested in order, gaps
   // included), copy_runs_carried (runs put together in a register, every
   // line of the output streamed whole; where the CPU has AVX-512) and
-  // copy_runs_queued. Ragged rows and uniform ones (bounds by
-  // multiplication), runs shorter and longer than the first requests (8
-  // KiB), rows of no elements, sparse and dense masks, outputs at a random
-  // offset within a line, and a guard on either side of the output that must
-  // stay untouched.
+  // copy_runs_queued, with and without its requests per region. Ragged rows and uniform ones
+  // (bounds by multiplication), runs shorter and longer than the first requests (8 KiB), rows of no
+  // elements, sparse and dense masks, outputs at a random offset within a line, and a guard on
+  // either side of the output that must stay untouched.
   using ragged::kernel::Rows;
   namespace kd = ragged::kernel::detail;
   std::vector<std::int32_t> in, want, out;
@@ -819,7 +858,7 @@ TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever 
           const auto m = random_mask(rng, nrows, density);
           const auto mask = as_bools(m);
           kept_rows(in, splits, m, inner, want);
-          for (const int loop : {0, 1, 2}) {
+          for (const int loop : {0, 1, 2, 3}) {
             if (loop == 1 && !carries) continue;
             // Guards of 40 entries; the output begins 0 to 15 entries into a line.
             const auto offset = static_cast<std::size_t>(rng() % 16);
@@ -833,7 +872,8 @@ TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever 
             const auto kept =
                 loop == 0   ? kd::copy_runs_found<true>(in.data(), mask.get(), rows, o, inner)
                 : loop == 1 ? kd::copy_runs_carried(in.data(), mask.get(), rows, o, inner)
-                            : kd::copy_runs_queued(in.data(), mask.get(), rows, o, inner);
+                : loop == 2 ? kd::copy_runs_queued<false>(in.data(), mask.get(), rows, o, inner)
+                            : kd::copy_runs_queued<true>(in.data(), mask.get(), rows, o, inner);
             kd::stream_fence();
             CHECK(kept * inner == static_cast<std::int64_t>(want.size()));
             const auto at = static_cast<std::size_t>(o - out.data());

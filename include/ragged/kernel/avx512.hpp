@@ -225,8 +225,9 @@ inline constexpr std::int64_t values_ahead =
 // same in rounds alternated with it, 0.84 to 0.90 against 0.86 to 0.90, and
 // int32 density 0.95, which its stores bound, 0.89 to 1.03 against 0.91 to
 // 0.96. 8 and 32 KiB ahead took what 16 did; the mask's region requested as
-// well took int32 at density 0.95 1.25, one round.)
-inline constexpr std::int64_t region_bytes = 4096, region_lead = 4 * region_bytes;
+// well took int32 at density 0.95 1.25, one round.) region_bytes and
+// region_lead are in stream.hpp: row selection requests regions too
+// (compact.hpp, copy_runs_queued).
 
 template <std::size_t W, bool MaskLoadedAhead = false, class M>
 [[gnu::always_inline]] inline void prefetch_block(const std::byte* in, M mask, std::int64_t i,

@@ -342,9 +342,24 @@ template <bool InOrder, class T, class M, class Index>
 // found, and copied (run_copy) once `depth` later runs have been found. (A
 // KiB, not a quarter: dense rows of 64 float at density 0.5, runs of 512
 // bytes on average, took 2 to 14% less time with a KiB requested than with
-// 256 bytes, in each of nine processes; AMD Zen 5, family 0x1A model 2.) The
+// 256 bytes, in each of nine processes; AMD Zen 5, family 0x1A model 2.)
+// With Regions (copy_runs says where), each run found also requests one line
+// region_lead past each region boundary from the start of the region it
+// begins in to its end, as the kernel beyond the caches does once per region
+// (avx512.hpp, prefetch_block); the regions of a gap that holds a whole
+// region are passed over, so a run requests at most one line it may not
+// need. Why a line per region pays where every kept line is requested
+// already is not proven, as for the kernel: the hardware's streams start
+// again at each region. (AMD Zen 5, family 0x1A model 2, 2^26 float in
+// rows beyond the caches, x without the requests in the same process,
+// medians of 9 to 21 alternated rounds: rows of 256 bytes at density 0.07
+// 0.65 to 0.70, 0.1 0.52 to 0.60, 0.25 0.41 to 0.66, 0.5 0.58 to 0.71, 0.9
+// 0.89 to 0.93, runs of 1..16 rows 0.90 to 0.93 (the same code against
+// itself 0.93 to 0.97), of 1..1024 1.00 to 1.02; rows of 64 bytes at 0.5
+// 0.86 to 0.99; ragged rows of 0..127 at 0.5 0.65 to 0.81, at 0.1 0.60 to
+// 0.83. The lead, 0 to 64 KiB past the boundary, made no difference.) The
 // caller fences what was streamed.
-template <class T, class M, class Index>
+template <bool Regions, class T, class M, class Index>
 [[gnu::noinline]] std::int64_t copy_runs_queued(const T* in, M mask, Rows<Index> rows, T* out,
                                                 std::int64_t inner) {
   T* o = out;
@@ -354,11 +369,17 @@ template <class T, class M, class Index>
   std::int64_t found = 0;
   const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
   const auto how = run_copy(true);
+  std::int64_t region = 0;  // the next region boundary (bytes from `in`) not yet requested past
   for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
     const auto lo = rows.bound(b), hi = rows.bound(e);
     const auto* first = reinterpret_cast<const char*>(in + lo * inner);
     const auto bytes = std::min<std::int64_t>((hi - lo) * row_bytes, 1024);
     for (std::int64_t at = 0; at < bytes; at += 64) prefetch(first + at);
+    if constexpr (Regions) {
+      region = std::max(region, lo * row_bytes / region_bytes * region_bytes);
+      for (const auto end = hi * row_bytes; region <= end; region += region_bytes)
+        prefetch_ahead(in, region + region_lead);
+    }
     auto& slot = queue[found % depth];
     if (found >= depth) o = copy_rows(in, slot[0], slot[1], inner, o, how);
     slot[0] = lo;
@@ -369,6 +390,28 @@ template <class T, class M, class Index>
   for (auto q = std::max<std::int64_t>(0, found - depth); q < found; ++q)
     o = copy_rows(in, queue[q % depth][0], queue[q % depth][1], inner, o, how);
   return kept;
+}
+
+// Whether copy_runs_queued requests regions (Regions) for `rows` of `inner`
+// T each: where rows average a line or more, and the first `probe` rows keep
+// enough that a gap between runs averages under a region (a row's bytes
+// over the share kept). Rows of 16 and 32 bytes, whose runs are short, and
+// sparse masks, whose requests past a gap fetch a line the copy does not
+// read for each few it does, took longer with them. (As copy_runs_queued's
+// figures: rows of 16 and 32 bytes at density 0.5 1.07 to 1.09, at 0.9 1.08
+// to 1.11, the same code against itself 0.99 to 1.03; rows of 256 bytes at
+// density 0.01 1.16 to 1.70, 0.02 1.21 to 1.43, 0.03 0.85 to 1.32, 0.05
+// 0.81 to 1.05, ragged rows at 0.05 1.09 to 1.10, where a gap averages 5
+// KiB.)
+template <class T, class M, class Index>
+[[nodiscard]] bool queued_regions(M mask, const Rows<Index>& rows, std::int64_t inner) {
+  if (rows.nrows == 0) return false;
+  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
+  const auto mean = (rows.bound(rows.nrows) - rows.bound(0)) * row_bytes / rows.nrows;
+  if (mean < 64) return false;
+  const auto probe = std::min<std::int64_t>(rows.nrows, 4096);
+  // The share kept, kept / probe, at least mean / region_bytes.
+  return implementation<M>().count(mask, probe) * region_bytes >= mean * probe;
 }
 
 // copy_runs_carried_avx512 (every output line streamed whole) for a row
@@ -395,7 +438,8 @@ std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
 // kept rows is copied as found: appended to a register and the output
 // streamed in whole lines (copy_runs_carried, at AVX-512) where runs average
 // 320 bytes or more, with run_copy's copies where they average 96 or more.
-// Else, and on other CPUs, runs are queued (copy_runs_queued). A run of a
+// Else, and on other CPUs, runs are queued (copy_runs_queued), with a
+// request per region where queued_regions says. A run of a
 // random mask's kept rows is 1 / (1 - share kept) rows long on average, so
 // its mean bytes are the rows' bytes over the rows dropped. (AMD Zen 4,
 // family 0x19 model 17, 2^26 int32 in rows beyond the caches, ms, medians
@@ -430,7 +474,9 @@ std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64
       if (bytes >= 96 * dropped) return copy_runs_found<true>(in, mask, rows, out, inner);
     }
   }
-  return copy_runs_queued(in, mask, rows, out, inner);
+  if (queued_regions<T>(mask, rows, inner))
+    return copy_runs_queued<true>(in, mask, rows, out, inner);
+  return copy_runs_queued<false>(in, mask, rows, out, inner);
 }
 
 // One compaction of rows of `inner` elements, without chunking: single

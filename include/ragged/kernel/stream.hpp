@@ -181,6 +181,12 @@ inline void stream_copy(void* dst, const void* src, std::size_t bytes, bool wide
   prefetch(reinterpret_cast<const void*>(at));  // NOLINT(performance-no-int-to-ptr): a hint
 }
 
+// A region of the input, and how far ahead of the loop one line of the next
+// ones is requested, once per region, by loops beyond the caches whose own
+// requests and the hardware's do not start a region's stream early enough
+// (avx512.hpp, prefetch_block, has why and the figures).
+inline constexpr std::int64_t region_bytes = 4096, region_lead = 4 * region_bytes;
+
 // The requests of a row copy that reads its input beyond the caches in order
 // (compact.hpp, copy_runs_found in order; avx512.hpp, copy_runs_carried_avx512),
 // on a CPU whose prefetcher streams only an input read without gaps (cpu.hpp,
