@@ -353,10 +353,10 @@ template <bool InOrder, class T, class M, class Index>
 // again at each region. (AMD Zen 5, family 0x1A model 2, 2^26 float in
 // rows beyond the caches, x without the requests in the same process,
 // medians of 9 to 21 alternated rounds: rows of 256 bytes at density 0.07
-// 0.65 to 0.70, 0.1 0.52 to 0.60, 0.25 0.41 to 0.66, 0.5 0.58 to 0.71, 0.9
+// 0.65 to 0.70, 0.1 0.52 to 0.54, 0.25 0.41 to 0.66, 0.5 0.57 to 0.71, 0.9
 // 0.89 to 0.93, runs of 1..16 rows 0.90 to 0.93 (the same code against
 // itself 0.93 to 0.97), of 1..1024 1.00 to 1.02; rows of 64 bytes at 0.5
-// 0.86 to 0.99; ragged rows of 0..127 at 0.5 0.65 to 0.81, at 0.1 0.60 to
+// 0.86 to 1.01; ragged rows of 0..127 at 0.5 0.65 to 0.81, at 0.1 0.60 to
 // 0.83. The lead, 0 to 64 KiB past the boundary, made no difference.) The
 // caller fences what was streamed.
 template <bool Regions, class T, class M, class Index>
@@ -398,11 +398,11 @@ template <bool Regions, class T, class M, class Index>
 // over the share kept). Rows of 16 and 32 bytes, whose runs are short, and
 // sparse masks, whose requests past a gap fetch a line the copy does not
 // read for each few it does, took longer with them. (As copy_runs_queued's
-// figures: rows of 16 and 32 bytes at density 0.5 1.07 to 1.09, at 0.9 1.08
-// to 1.11, the same code against itself 0.99 to 1.03; rows of 256 bytes at
-// density 0.01 1.16 to 1.70, 0.02 1.21 to 1.43, 0.03 0.85 to 1.32, 0.05
-// 0.81 to 1.05, ragged rows at 0.05 1.09 to 1.10, where a gap averages 5
-// KiB.)
+// figures: rows of 16 and 32 bytes at density 0.5 1.07 to 1.09, of 16 at 0.9
+// 1.08 to 1.11, the same code against itself 0.99 to 1.03; rows of 256 bytes at
+// density 0.01 1.16 to 1.71, 0.02 1.21 to 1.43, 0.03 0.85 to 1.32, 0.05
+// (gaps of 5 KiB on average) 0.81 to 1.05, ragged rows at 0.05 1.09 to
+// 1.10.)
 template <class T, class M, class Index>
 [[nodiscard]] bool queued_regions(M mask, const Rows<Index>& rows, std::int64_t inner) {
   if (rows.nrows == 0) return false;
