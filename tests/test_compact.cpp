@@ -833,10 +833,11 @@ TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever 
   // directly: copy_runs_found in order (every line requested in order, gaps
   // included), copy_runs_carried (runs put together in a register, every
   // line of the output streamed whole; where the CPU has AVX-512) and
-  // copy_runs_queued, with and without its requests per region. Ragged rows and uniform ones
-  // (bounds by multiplication), runs shorter and longer than the first requests (8 KiB), rows of no
-  // elements, sparse and dense masks, outputs at a random offset within a line, and a guard on
-  // either side of the output that must stay untouched.
+  // copy_runs_queued, with and without its requests per region. Ragged rows
+  // and uniform ones (bounds by multiplication), runs shorter and longer than
+  // the first requests (8 KiB), rows of no elements, sparse and dense masks,
+  // outputs at a random offset within a line, and a guard on either side of
+  // the output that must stay untouched.
   using ragged::kernel::Rows;
   namespace kd = ragged::kernel::detail;
   std::vector<std::int32_t> in, want, out;
