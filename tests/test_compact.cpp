@@ -992,6 +992,70 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
   });
 }
 
+TEST_CASE("a row's mask bit widens to one bit per 8-byte lane") {
+  namespace kd = ragged::kernel::detail;
+  static_assert(kd::widen_bits<2>(0b1011) == 0b11001111);
+  static_assert(kd::widen_bits<4>(0b101) == 0xF0F);
+  for (std::uint64_t word : {0x0ull, ~0x0ull, 0x8000000180000001ull, 0x123456789ABCDEF0ull}) {
+    for (int part = 0; part < 2; ++part) {
+      const auto wide = kd::widen_bits<2>(word >> (32 * part));
+      for (int lane = 0; lane < 64; ++lane)
+        CHECK(((wide >> lane) & 1) == ((word >> (32 * part + lane / 2)) & 1));
+    }
+    for (int part = 0; part < 4; ++part) {
+      const auto wide = kd::widen_bits<4>(word >> (16 * part));
+      for (int lane = 0; lane < 64; ++lane)
+        CHECK(((wide >> lane) & 1) == ((word >> (16 * part + lane / 4)) & 1));
+    }
+  }
+}
+
+namespace {
+
+// compact() of `n` dense rows of `inner` T (16 or 32 bytes, which beyond the
+// caches move as 8-byte lanes at AVX-512: compact_lanes) against the plain
+// definition, with byte and bit masks: the kept rows exactly, nothing
+// written on either side of them.
+template <class T>
+void check_lane_rows(std::mt19937_64& rng, std::int64_t inner) {
+  const std::int64_t row = inner * static_cast<std::int64_t>(sizeof(T));
+  // Past the streaming threshold, with a last chunk and a last word partial.
+  const std::int64_t n = ragged::kernel::detail::stream_threshold_bytes / row + 2048 + 37;
+  std::vector<T> in(static_cast<std::size_t>(n * inner)), want, out;
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 1000 + 1);
+  for (int density : {50, 5, -1, 100}) {
+    const auto m = random_mask(rng, n, density);
+    want.clear();
+    for (std::int64_t r = 0; r < n; ++r)
+      if (m[static_cast<std::size_t>(r)])
+        want.insert(want.end(), in.begin() + r * inner, in.begin() + (r + 1) * inner);
+    const auto bools = as_bools(m);
+    const auto packed = pack_bits(m, 5);
+    for (const bool bits : {false, true}) {
+      INFO("row of " << row << " bytes, density " << density << ", bits " << bits);
+      out.assign(want.size() + 2 * 64, T{0});
+      T* const o = out.data() + 64 - 1;  // an odd element offset
+      const T* end = bits ? ragged::kernel::compact(in.data(), packed.bits, n, o, inner)
+                          : ragged::kernel::compact(in.data(), bools.get(), n, o, inner);
+      REQUIRE(end == o + want.size());
+      CHECK(std::equal(want.begin(), want.end(), o));
+      CHECK(std::all_of(out.begin(), out.begin() + 63, [](T v) { return v == T{0}; }));
+      CHECK(std::all_of(out.begin() + 63 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                        [](T v) { return v == T{0}; }));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dense rows of 16 and 32 bytes beyond the caches, exactly, nothing past them") {
+  at_every_level(1616, [](std::mt19937_64& rng) {
+    check_lane_rows<float>(rng, 4);
+    check_lane_rows<std::int16_t>(rng, 16);
+    check_lane_rows<double>(rng, 4);
+  });
+}
+
 namespace {
 
 // What the streamed loop hands over as it goes (Report): the stretches it
