@@ -992,30 +992,65 @@ TEST_CASE("dense rows beyond the caches: short runs and long ones, exactly, noth
   });
 }
 
-TEST_CASE("a row's mask bit widens to one bit per 8-byte lane") {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+TEST_CASE("a row's mask bit widens to one bit per lane, for rows of 1 to 8 lanes") {
   namespace kd = ragged::kernel::detail;
-  static_assert(kd::widen_bits<2>(0b1011) == 0b11001111);
-  static_assert(kd::widen_bits<4>(0b101) == 0xF0F);
-  for (std::uint64_t word : {0x0ull, ~0x0ull, 0x8000000180000001ull, 0x123456789ABCDEF0ull}) {
-    for (int part = 0; part < 2; ++part) {
-      const auto wide = kd::widen_bits<2>(word >> (32 * part));
-      for (int lane = 0; lane < 64; ++lane)
-        CHECK(((wide >> lane) & 1) == ((word >> (32 * part + lane / 2)) & 1));
-    }
-    for (int part = 0; part < 4; ++part) {
-      const auto wide = kd::widen_bits<4>(word >> (16 * part));
-      for (int lane = 0; lane < 64; ++lane)
-        CHECK(((wide >> lane) & 1) == ((word >> (16 * part + lane / 4)) & 1));
-    }
+  if (!ragged::kernel::supports(ragged::kernel::Isa::avx512)) {
+    WARN("this CPU lacks avx512; widen_rows_avx512 not tested here");
+    return;
   }
+  std::mt19937_64 rng(808);
+  const std::uint64_t rows[] = {
+      0x0ull, ~0x0ull, 0x8000000180000001ull, 0x123456789ABCDEF0ull, rng(),
+      rng(),  rng(),   0x5555555555555555ull};
+  constexpr std::int64_t nwords = std::size(rows);
+  for (int lanes = 1; lanes <= kd::max_row_lanes; ++lanes) {
+    INFO(lanes << " lanes a row");
+    std::vector<std::uint64_t> out(nwords * kd::max_row_lanes + 1, 0xA5A5A5A5A5A5A5A5ull);
+    kd::widen_rows_avx512(rows, nwords, lanes, out.data());
+    std::int64_t wrong = 0;  // lanes whose bit is not their row's
+    for (std::int64_t lane = 0; lane < 64 * nwords * lanes; ++lane) {
+      const auto row = lane / lanes;
+      wrong += ((out[static_cast<std::size_t>(lane / 64)] >> (lane % 64)) & 1) !=
+               ((rows[row / 64] >> (row % 64)) & 1);
+    }
+    CHECK(wrong == 0);
+    // Nothing past the last word of lane bits.
+    CHECK(out[static_cast<std::size_t>(nwords * lanes)] == 0xA5A5A5A5A5A5A5A5ull);
+  }
+}
+#endif
+
+TEST_CASE("which dense rows move as lanes, and how wide") {
+  namespace kd = ragged::kernel::detail;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  const auto lanes = [](auto row) { return std::pair{row.width, row.count}; };
+  CHECK(lanes(kd::row_lanes<float>(3)) == std::pair{std::size_t{4}, 3});
+  CHECK(lanes(kd::row_lanes<float>(4)) == std::pair{std::size_t{8}, 2});
+  CHECK(lanes(kd::row_lanes<double>(3)) == std::pair{std::size_t{8}, 3});
+  CHECK(lanes(kd::row_lanes<double>(8)) == std::pair{std::size_t{8}, 8});
+  CHECK(lanes(kd::row_lanes<std::int16_t>(3)) == std::pair{std::size_t{2}, 3});
+  CHECK(lanes(kd::row_lanes<std::uint8_t>(3)) == std::pair{std::size_t{1}, 3});
+  CHECK(lanes(kd::row_lanes<std::uint8_t>(10)) == std::pair{std::size_t{2}, 5});
+  CHECK(lanes(kd::row_lanes<std::uint8_t>(56)) == std::pair{std::size_t{8}, 7});
+  // Rows of 1, 2, 4 or 8 bytes are single elements; past 8 lanes, runs.
+  for (const std::int64_t bytes : {0, 1, 2, 4, 8, 9, 11, 13, 17, 72, 128})
+    CHECK(kd::row_lanes<std::uint8_t>(bytes).count == 0);
+#else
+  CHECK(kd::row_lanes<float>(3).count == 0);  // only the AVX-512 level moves rows as lanes
+#endif
 }
 
 namespace {
 
-// compact() of `n` dense rows of `inner` T (16 or 32 bytes, which beyond the
-// caches move as 8-byte lanes at AVX-512: compact_lanes) against the plain
-// definition, with byte and bit masks: the kept rows exactly, nothing
-// written on either side of them.
+// compact() of `n` dense rows of `inner` T (which beyond the caches move as
+// lanes at AVX-512, or as runs where those are long or far apart:
+// compact_lanes) against the plain definition, with byte and bit masks: the
+// kept rows exactly, nothing written on either side of them. The masks keep
+// few rows (each chunk compacted as the kernel does outputs beyond the
+// caches), about half (read beyond), most (as in the caches), stretches of
+// few and most in turns (every way within one call), and runs of 1..80
+// (as runs for rows of 16 bytes or more).
 template <class T>
 void check_lane_rows(std::mt19937_64& rng, std::int64_t inner) {
   const std::int64_t row = inner * static_cast<std::int64_t>(sizeof(T));
@@ -1023,7 +1058,7 @@ void check_lane_rows(std::mt19937_64& rng, std::int64_t inner) {
   const std::int64_t n = ragged::kernel::detail::stream_threshold_bytes / row + 2048 + 37;
   std::vector<T> in(static_cast<std::size_t>(n * inner)), want, out;
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 1000 + 1);
-  for (int density : {50, 5, -1, 100}) {
+  for (int density : {50, 5, 90, -4, -1}) {
     const auto m = random_mask(rng, n, density);
     want.clear();
     for (std::int64_t r = 0; r < n; ++r)
@@ -1048,11 +1083,18 @@ void check_lane_rows(std::mt19937_64& rng, std::int64_t inner) {
 
 }  // namespace
 
-TEST_CASE("dense rows of 16 and 32 bytes beyond the caches, exactly, nothing past them") {
+TEST_CASE("dense rows of 2 to 8 lanes beyond the caches, exactly, nothing past them") {
   at_every_level(1616, [](std::mt19937_64& rng) {
-    check_lane_rows<float>(rng, 4);
-    check_lane_rows<std::int16_t>(rng, 16);
-    check_lane_rows<double>(rng, 4);
+    check_lane_rows<float>(rng, 3);  // 3 lanes of 4 bytes: xyz points
+    // The other levels move these rows as runs, which the tests above cover.
+    if (ragged::kernel::active_isa() != ragged::kernel::Isa::avx512) return;
+    check_lane_rows<std::uint8_t>(rng, 3);   // 3 of 1
+    check_lane_rows<std::int16_t>(rng, 3);   // 3 of 2
+    check_lane_rows<float>(rng, 4);          // 2 of 8
+    check_lane_rows<double>(rng, 3);         // 3 of 8
+    check_lane_rows<std::int16_t>(rng, 16);  // 4 of 8
+    check_lane_rows<float>(rng, 14);         // 7 of 8
+    check_lane_rows<double>(rng, 8);         // 8 of 8
   });
 }
 

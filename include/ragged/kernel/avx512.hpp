@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -73,6 +74,40 @@ template <class M>
   if (64 * k < n) {
     words[k] = mask_bits_avx512(mask + 64 * k, n - 64 * k);
     prefix[k + 1] = prefix[k] + static_cast<std::int64_t>(_mm_popcnt_u64(words[k]));
+  }
+}
+
+// Where each bit of a word of lane bits comes from when rows of L lanes
+// (2 to max_row_lanes) are widened (widen_rows_avx512): byte i of
+// lane_source[L][j] is the row, of a word's 64, of bit i of lane word j.
+inline constexpr int max_row_lanes = 8;
+alignas(64) inline constexpr auto lane_source = [] {
+  std::array<std::array<std::array<std::uint8_t, 64>, max_row_lanes>, max_row_lanes + 1> t{};
+  for (int lanes = 1; lanes <= max_row_lanes; ++lanes)
+    for (int j = 0; j < lanes; ++j)
+      for (int i = 0; i < 64; ++i)
+        t[static_cast<std::size_t>(lanes)][static_cast<std::size_t>(j)]
+         [static_cast<std::size_t>(i)] = static_cast<std::uint8_t>((64 * j + i) / lanes);
+  return t;
+}();
+
+// Row bits widened to one bit per lane, for rows of `lanes` lanes (1 to
+// max_row_lanes): the 64 rows of rows[k] give the lane bits
+// out[k * lanes, (k + 1) * lanes), row r's bit copied to lanes r * lanes to
+// r * lanes + lanes - 1. Each row word becomes 64 bytes, all ones or zero
+// (vpmovm2b); each word of lane bits gathers its rows' bytes (vpermb) and
+// reads back their top bits (vpmovb2m).
+[[gnu::target("avx512f,avx512bw,avx512vbmi")]] inline void widen_rows_avx512(
+    const std::uint64_t* rows, std::int64_t nwords, int lanes, std::uint64_t* out) noexcept {
+  __m512i source[max_row_lanes];
+  const auto& table = lane_source[static_cast<std::size_t>(lanes)];
+  for (int j = 0; j < lanes; ++j)
+    source[j] = _mm512_load_si512(table[static_cast<std::size_t>(j)].data());
+  for (std::int64_t k = 0; k < nwords; ++k) {
+    const __m512i bytes = _mm512_movm_epi8(rows[k]);
+    for (int j = 0; j < lanes; ++j)
+      out[k * lanes + j] =
+          _mm512_movepi8_mask(_mm512_maskz_permutexvar_epi8(~0ull, source[j], bytes));
   }
 }
 

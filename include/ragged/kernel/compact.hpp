@@ -650,82 +650,121 @@ template <class T>
   return bytewise<T> && n * inner * static_cast<std::int64_t>(sizeof(T)) >= stream_threshold_bytes;
 }
 
-// How many 8-byte lanes a row of `inner` T spans where compact_lanes moves
-// such rows (16 or 32 bytes: 2 or 4), else 0.
+// How a dense row of `inner` T moves where compact_lanes moves it: as `count`
+// lanes of `width` bytes (the widest of 8, 4, 2, 1 that divides the row),
+// where the row is not itself 1, 2, 4 or 8 bytes (compaction_for moves those
+// as single elements) and spans 2 to max_row_lanes lanes; else count 0.
+struct RowLanes {
+  std::size_t width = 0;
+  int count = 0;
+};
+
 template <class T>
-[[nodiscard]] std::int64_t row_lanes(std::int64_t inner) noexcept {
+[[nodiscard]] RowLanes row_lanes(std::int64_t inner) noexcept {
+#if !(defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)))
+  (void)inner;
+  return {};  // only the AVX-512 level moves rows as lanes
+#else
   if constexpr (!bytewise<T>) {
     (void)inner;
-    return 0;
+    return {};
   } else {
     const auto bytes = inner * static_cast<std::int64_t>(sizeof(T));
-    return bytes == 16 || bytes == 32 ? bytes / 8 : 0;
+    if (bytes <= 0) return {};
+    const std::int64_t width = bytes % 8 == 0 ? 8 : bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 2 : 1;
+    const auto count = bytes / width;
+    if (count < 2 || count > max_row_lanes) return {};
+    return {static_cast<std::size_t>(width), static_cast<int>(count)};
   }
+#endif
 }
 
-// A word of 64 row bits widened to `Lanes` bits a row (2 or 4), the low 64 /
-// Lanes rows' bits in the word returned: each bit is spread to every Lanes-th
-// position by shifts and masks (a bit interleave), then copied to the
-// positions above it.
-template <int Lanes>
-[[nodiscard]] constexpr std::uint64_t widen_bits(std::uint64_t x) noexcept {
-  if constexpr (Lanes == 2) {
-    x &= 0xFFFFFFFFull;
-    x = (x | x << 16) & 0x0000FFFF0000FFFFull;
-    x = (x | x << 8) & 0x00FF00FF00FF00FFull;
-    x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full;
-    x = (x | x << 2) & 0x3333333333333333ull;
-    x = (x | x << 1) & 0x5555555555555555ull;
-    return x * 3;
-  } else {
-    static_assert(Lanes == 4);
-    x &= 0xFFFFull;
-    x = (x | x << 24) & 0x000000FF000000FFull;
-    x = (x | x << 12) & 0x000F000F000F000Full;
-    x = (x | x << 6) & 0x0303030303030303ull;
-    x = (x | x << 3) & 0x1111111111111111ull;
-    return x * 0xF;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+// How many runs of kept entries begin in the `nwords` mask words `words`
+// (bits past the entries zero), the entry before them kept where `carry`.
+[[nodiscard]] inline std::int64_t runs_begun(const std::uint64_t* words, std::int64_t nwords,
+                                             std::uint64_t carry = 0) noexcept {
+  std::int64_t runs = 0;
+  for (std::int64_t k = 0; k < nwords; ++k) {
+    runs += std::popcount(words[k] & ~(words[k] << 1 | carry));
+    carry = words[k] >> 63;
   }
+  return runs;
 }
 
-// compact() of dense rows of 16 or 32 bytes (Lanes 8-byte lanes, row_lanes)
-// beyond the caches: each chunk of rows' mask is read as bit words
-// (mask_words), each row's bit widened to one per lane (widen_bits), and the
-// chunk's lanes compacted as 8-byte elements by the kernel in the caches,
-// with that widened mask (Bits), straight to the output. Moved as runs
-// instead (copy_runs), such rows took two to three times as long: a random
-// mask's runs of them are a few dozen bytes, each a branch and a copy.
-// Returns the number of rows kept. (AMD Zen 5, family 0x1A model 2, 2^26
-// float in rows beyond the caches, x the runs, medians of 9 alternated
-// rounds, two processes each: rows of 16 bytes at density 0.5 0.42 and
-// 0.46, 0.9 0.52 and 0.55, 0.1 0.57 twice; rows of 32 bytes at 0.5 0.48 and
-// 0.49. A first version with a mask of bytes widened: 0.39 to 0.41 at 0.5 in
-// chunks of 2048 rows, 0.55 in chunks of 8192. Measured on Zen 5 only.)
-template <int Lanes, class T, class M>
-std::int64_t compact_lanes(const T* in, M mask, std::int64_t n, T* out) noexcept {
+// compact() of dense rows as lanes (row_lanes: `how`) beyond the caches.
+// Where the first rows' runs of kept rows are long, or far apart, the rows
+// move as runs (copy_runs): they read only the kept rows' lines. Else a chunk
+// of rows at a time: its mask read as bit words (mask_words), each row's bit
+// widened to one per lane (widen_rows_avx512), and the chunk's lanes
+// compacted as single elements of the lanes' width by the 1-D kernel with
+// that widened mask (Bits), straight to the output. How, by the share of
+// the chunk's rows kept: under 3/8, as the kernel compacts an output beyond
+// the caches (straight_reach: on Zen 5 streamed through L1); under 3/4,
+// reading the input as the kernel does beyond the caches, with ordinary
+// stores (beyond_reach); from 3/4 on, as in the caches, with no requests
+// ahead, which compete with the stores that bound the loop there. Returns
+// the number of rows kept.
+//
+// Moved as runs, a random mask's rows of 12 to 64 bytes took 1.3 to 2.7x
+// memcpy at densities 0.05 to 0.95: its runs of them are a few dozen bytes,
+// each a branch and a copy. (AMD Zen 5, family 0x1A model 2, 256 MiB of rows
+// beyond the caches, x memcpy of the input, medians of 7 rounds alternated
+// in one process, runs / lanes streamed / lanes read beyond: rows of 12
+// bytes at density 0.05 1.58 / 0.59 / 1.15, 0.25 1.38 / 0.71 / 0.85, 0.5 2.43
+// / 1.04 / 0.86, 0.75 2.73 / 1.09 / 0.91; 24 bytes at 0.1 1.85 / 0.53 /
+// 1.02, 0.5 2.00 / 0.97 / 0.76; 48 bytes at 0.25 1.50 / 0.56 / 0.77, 0.5 1.58
+// / 1.16 / 0.67; 64 bytes at 0.05 0.16 / 0.75 / 0.62, 0.25 0.58 / 0.56 /
+// 0.83, 0.5 1.79 / 1.29 / 1.14. Runs of 1..1024 rows alike: 64 bytes 0.58 /
+// 0.93 / 0.88, 12 bytes 1.10 / 0.98 / 0.92. From 3/4 kept, as in the caches
+// x read beyond, medians of 9: 16 to 48 bytes at density 0.9 0.89 to 0.91,
+// at 0.95 0.88 to 0.93, at 0.75 0.97 to 1.01; at 0.5 1.11 to 1.22. Measured
+// on Zen 5 only.)
+// Runs pay where there is one per KiB of rows or fewer, per 512 bytes for
+// rows of a line, for which copy_runs requests a region ahead
+// (queued_regions). Chosen once per call, from the first 16384 rows: chosen
+// per chunk, the runs took 1.01 to 1.22x as long as in one call.
+template <class T, class M>
+std::int64_t compact_lanes(const T* in, M mask, std::int64_t n, T* out, RowLanes how) {
   constexpr std::int64_t chunk = 2048;  // rows
   constexpr std::int64_t words = chunk / 64;
   std::uint64_t rows[words];
   std::int64_t prefix[words + 1];
-  std::uint64_t lanes[words * Lanes];
-  constexpr std::int64_t per_word = 64 / Lanes;  // rows per word of lane bits
-  const auto fn = compaction_for<std::uint64_t, Bits>(1, Reach::cached);
+  std::uint64_t lanes[words * max_row_lanes];
+  const auto row = static_cast<std::int64_t>(how.width) * how.count;  // bytes
+  const auto inner = row / static_cast<std::int64_t>(sizeof(T));
+  std::int64_t runs = 0;
+  const auto probe = std::min<std::int64_t>(n, 8 * chunk);
+  for (std::int64_t lo = 0; lo < probe; lo += chunk) {
+    const auto len = std::min(chunk, probe - lo);
+    mask_words(mask + lo, len, rows, prefix, 0);
+    runs += runs_begun(rows, (len + 63) / 64, lo > 0 && mask_at(mask, lo - 1));
+  }
+  if (runs * (row >= 64 ? 512 : 1024) <= probe * row)
+    return copy_runs(in, mask, Rows<std::int64_t>::uniform(1, n), out, inner, true);
+  const auto fn = implementation<Bits>().compact[width_slot(how.width)];
+  const Compaction<Bits> sparse{fn, straight_reach()}, half{fn, beyond_reach()},
+      most{fn, Reach::cached};
   const auto* src = reinterpret_cast<const std::byte*>(in);
   auto* dst = reinterpret_cast<std::byte*>(out);
-  std::int64_t kept = 0;  // lanes
+  std::int64_t kept = 0;  // rows
   for (std::int64_t lo = 0; lo < n; lo += chunk) {
     const auto len = std::min(chunk, n - lo);
+    const auto nwords = (len + 63) / 64;
     mask_words(mask + lo, len, rows, prefix, 0);
-    // Bits past `len` are zero (mask_words), and the kernel reads no lane past len * Lanes.
-    for (std::int64_t k = 0; k < (len + 63) / 64; ++k)
-      for (int part = 0; part < Lanes; ++part)
-        lanes[k * Lanes + part] = widen_bits<Lanes>(rows[k] >> (part * per_word));
+    // Bits past `len` are zero (mask_words), and the kernel reads no lane past len * count.
+    widen_rows_avx512(rows, nwords, how.count, lanes);
     // Little-endian words read as bytes are Bits' order: entry i is bit i % 8 of byte i / 8.
     const Bits bits{reinterpret_cast<const std::uint8_t*>(lanes), 0};
-    kept += fn(src + lo * Lanes * 8, bits, len * Lanes, dst + kept * 8);
+    const auto share = 8 * prefix[nwords];  // eighths of `len`
+    const auto& compaction = share < 3 * len ? sparse : share < 6 * len ? half : most;
+    compaction(src + lo * row, bits, len * how.count, dst + kept * row);
+    kept += prefix[nwords];
   }
-  return kept / Lanes;
+  return kept;
 }
+#endif
 
 }  // namespace detail
 
@@ -760,14 +799,14 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
   if (n <= 0) return out;
   using Kind = std::remove_const_t<decltype(mask)>;
   std::int64_t kept = 0;
-  // Rows of 16 or 32 bytes beyond the caches: as 8-byte lanes (compact_lanes),
-  // where the level is AVX-512, the one it was measured at.
+  // Rows of 2 to 8 lanes beyond the caches: as lanes (compact_lanes), where
+  // the level is AVX-512, the one it was measured at.
   const auto lanes = detail::row_lanes<T>(inner);
-  if (lanes && detail::worth_streaming<T>(n, inner) && active_isa() == Isa::avx512 &&
-      std::endian::native == std::endian::little) {
-    if constexpr (detail::bytewise<T>)
-      kept = lanes == 2 ? detail::compact_lanes<2>(in, mask, n, out)
-                        : detail::compact_lanes<4>(in, mask, n, out);
+  if (lanes.count && detail::worth_streaming<T>(n, inner) && active_isa() == Isa::avx512) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if constexpr (detail::bytewise<T>) kept = detail::compact_lanes(in, mask, n, out, lanes);
+    detail::stream_fence();
+#endif
   } else if (!detail::worth_streaming<T>(n, inner)) {
     kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, detail::Reach::cached), in,
                                 mask, n, out, inner, false);
