@@ -299,9 +299,8 @@ BENCHMARK(baseline_branchfree<std::int32_t>)->Args({big, 500})->Args({small, 500
 BENCHMARK(baseline_copy_if<std::int32_t>)->Args({big, 500})->UseRealTime();
 // Rows of 256 bytes beyond the caches (runs queued and requested ahead, or
 // where the CPU reads in order every line requested in order), rows of 16
-// and of 12 bytes (xyz points) beyond them (lanes at AVX-512,
-// compact_lanes), and rows of 16 bytes, 1 MiB in all, in the caches (runs
-// copied as found).
+// and of 12 bytes (xyz points) beyond them, and rows of 16 bytes, 1 MiB in
+// all, in the caches (lanes at AVX-512, compact_lanes; elsewhere runs).
 BENCHMARK(kernel_rows)
     ->Args({std::int64_t{1} << 20, 64})
     ->Args({std::int64_t{1} << 24, 4})

@@ -1052,10 +1052,11 @@ namespace {
 // few and most in turns (every way within one call), and runs of 1..80
 // (as runs for rows of 16 bytes or more).
 template <class T>
-void check_lane_rows(std::mt19937_64& rng, std::int64_t inner) {
+void check_lane_rows(std::mt19937_64& rng, std::int64_t inner, bool beyond = true) {
   const std::int64_t row = inner * static_cast<std::int64_t>(sizeof(T));
-  // Past the streaming threshold, with a last chunk and a last word partial.
-  const std::int64_t n = ragged::kernel::detail::stream_threshold_bytes / row + 2048 + 37;
+  // Past the streaming threshold, or in the caches, with a last chunk and a last word partial.
+  const std::int64_t n =
+      beyond ? ragged::kernel::detail::stream_threshold_bytes / row + 2048 + 37 : 2 * 2048 + 37;
   std::vector<T> in(static_cast<std::size_t>(n * inner)), want, out;
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 1000 + 1);
   for (int density : {50, 5, 90, -4, -1}) {
@@ -1067,7 +1068,8 @@ void check_lane_rows(std::mt19937_64& rng, std::int64_t inner) {
     const auto bools = as_bools(m);
     const auto packed = pack_bits(m, 5);
     for (const bool bits : {false, true}) {
-      INFO("row of " << row << " bytes, density " << density << ", bits " << bits);
+      INFO("row of " << row << " bytes, " << n << " rows, density " << density << ", bits "
+                     << bits);
       out.assign(want.size() + 2 * 64, T{0});
       T* const o = out.data() + 64 - 1;  // an odd element offset
       const T* end = bits ? ragged::kernel::compact(in.data(), packed.bits, n, o, inner)
@@ -1083,18 +1085,36 @@ void check_lane_rows(std::mt19937_64& rng, std::int64_t inner) {
 
 }  // namespace
 
-TEST_CASE("dense rows of 2 to 8 lanes beyond the caches, exactly, nothing past them") {
+TEST_CASE("dense rows of 2 to 8 lanes, exactly, nothing past them") {
   at_every_level(1616, [](std::mt19937_64& rng) {
-    check_lane_rows<float>(rng, 3);  // 3 lanes of 4 bytes: xyz points
-    // The other levels move these rows as runs, which the tests above cover.
-    if (ragged::kernel::active_isa() != ragged::kernel::Isa::avx512) return;
-    check_lane_rows<std::uint8_t>(rng, 3);   // 3 of 1
-    check_lane_rows<std::int16_t>(rng, 3);   // 3 of 2
-    check_lane_rows<float>(rng, 4);          // 2 of 8
-    check_lane_rows<double>(rng, 3);         // 3 of 8
-    check_lane_rows<std::int16_t>(rng, 16);  // 4 of 8
-    check_lane_rows<float>(rng, 14);         // 7 of 8
-    check_lane_rows<double>(rng, 8);         // 8 of 8
+    for (const bool beyond : {true, false}) {
+      check_lane_rows<float>(rng, 3, beyond);  // 3 lanes of 4 bytes: xyz points
+      // The other levels move these rows as runs, which the tests above cover.
+      if (ragged::kernel::active_isa() != ragged::kernel::Isa::avx512) continue;
+      check_lane_rows<std::uint8_t>(rng, 3, beyond);   // 3 of 1
+      check_lane_rows<std::int16_t>(rng, 3, beyond);   // 3 of 2
+      check_lane_rows<float>(rng, 4, beyond);          // 2 of 8
+      check_lane_rows<double>(rng, 3, beyond);         // 3 of 8
+      check_lane_rows<std::int16_t>(rng, 16, beyond);  // 4 of 8
+      check_lane_rows<float>(rng, 14, beyond);         // 7 of 8
+      check_lane_rows<double>(rng, 8, beyond);         // 8 of 8
+    }
+    // On either side of the 256 rows from which rows move as lanes.
+    for (const std::int64_t n : {255, 256, 300}) {
+      const auto m = random_mask(rng, n, 50);
+      std::vector<float> in(static_cast<std::size_t>(3 * n)), want;
+      for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i + 1);
+      for (std::int64_t r = 0; r < n; ++r)
+        if (m[static_cast<std::size_t>(r)])
+          want.insert(want.end(), in.begin() + 3 * r, in.begin() + 3 * r + 3);
+      std::vector<float> out(want.size() + 1, -1.0f);
+      const auto bools = as_bools(m);
+      INFO(n << " rows of xyz");
+      REQUIRE(ragged::kernel::compact(in.data(), bools.get(), n, out.data(), 3) ==
+              out.data() + want.size());
+      CHECK(std::equal(want.begin(), want.end(), out.begin()));
+      CHECK(out.back() == -1.0f);
+    }
   });
 }
 

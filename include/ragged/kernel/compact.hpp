@@ -693,19 +693,20 @@ template <class T>
   return runs;
 }
 
-// compact() of dense rows as lanes (row_lanes: `how`) beyond the caches.
-// Where the first rows' runs of kept rows are long, or far apart, the rows
-// move as runs (copy_runs): they read only the kept rows' lines. Else a chunk
-// of rows at a time: its mask read as bit words (mask_words), each row's bit
-// widened to one per lane (widen_rows_avx512), and the chunk's lanes
-// compacted as single elements of the lanes' width by the 1-D kernel with
-// that widened mask (Bits), straight to the output. How, by the share of
-// the chunk's rows kept: under 3/8, as the kernel compacts an output beyond
-// the caches (straight_reach: on Zen 5 streamed through L1); under 3/4,
-// reading the input as the kernel does beyond the caches, with ordinary
-// stores (beyond_reach); from 3/4 on, as in the caches, with no requests
-// ahead, which compete with the stores that bound the loop there. Returns
-// the number of rows kept.
+// compact() of dense rows as lanes (row_lanes: `how`); `beyond`: the input
+// lies beyond the caches (worth_streaming). Where the first rows' runs of
+// kept rows are long, or far apart, the rows move as runs (copy_runs): they
+// read only the kept rows' lines. Else a chunk of rows at a time: its mask
+// read as bit words (mask_words), each row's bit widened to one per lane
+// (widen_rows_avx512), and the chunk's lanes compacted as single elements of
+// the lanes' width by the 1-D kernel with that widened mask (Bits), straight
+// to the output. In the caches, as the kernel compacts there. Beyond them,
+// by the share of the chunk's rows kept: under 3/8, as the kernel compacts
+// an output beyond the caches (straight_reach: on Zen 5 streamed through
+// L1); under 3/4, reading the input as the kernel does beyond the caches,
+// with ordinary stores (beyond_reach); from 3/4 on, as in the caches, with
+// no requests ahead, which compete with the stores that bound the loop
+// there. Returns the number of rows kept.
 //
 // Moved as runs, a random mask's rows of 12 to 64 bytes took 1.3 to 2.7x
 // memcpy at densities 0.05 to 0.95: its runs of them are a few dozen bytes,
@@ -721,12 +722,20 @@ template <class T>
 // x read beyond, medians of 9: 16 to 48 bytes at density 0.9 0.89 to 0.91,
 // at 0.95 0.88 to 0.93, at 0.75 0.97 to 1.01; at 0.5 1.11 to 1.22. Measured
 // on Zen 5 only.)
-// Runs pay where there is one per KiB of rows or fewer, per 512 bytes for
-// rows of a line, for which copy_runs requests a region ahead
-// (queued_regions). Chosen once per call, from the first 16384 rows: chosen
-// per chunk, the runs took 1.01 to 1.22x as long as in one call.
+// Beyond the caches runs pay where there is one per KiB of rows or fewer,
+// per 512 bytes for rows of a line, for which copy_runs requests a region
+// ahead (queued_regions). Chosen once per call, from the first 4096 rows:
+// chosen per chunk, the runs took 1.01 to 1.22x as long as in one call. In
+// the caches, where a miss costs less, runs pay from one per 384 bytes, 320
+// for rows of a line. (1 MiB of rows, medians of 21 rounds, lanes x runs:
+// rows of 12 bytes at density 0.25 to 0.75 0.27 to 0.35, 0.95 0.75 to 0.83,
+// runs of 1..64 rows, 780 bytes a run, 1.14; 24 bytes at 0.05, 500 bytes a
+// run, 1.02 to 1.39; 64 bytes at 0.25, 341 bytes a run, 1.31, at 0.5 0.97;
+// runs of 1..64 kept or dropped as runs. In 64 KiB the probe costs the
+// calls that then move runs 4 to 21%, and lanes took 0.24 to 0.36 of the
+// runs' time at density 0.5.)
 template <class T, class M>
-std::int64_t compact_lanes(const T* in, M mask, std::int64_t n, T* out, RowLanes how) {
+std::int64_t compact_lanes(const T* in, M mask, std::int64_t n, T* out, RowLanes how, bool beyond) {
   constexpr std::int64_t chunk = 2048;  // rows
   constexpr std::int64_t words = chunk / 64;
   std::uint64_t rows[words];
@@ -735,17 +744,18 @@ std::int64_t compact_lanes(const T* in, M mask, std::int64_t n, T* out, RowLanes
   const auto row = static_cast<std::int64_t>(how.width) * how.count;  // bytes
   const auto inner = row / static_cast<std::int64_t>(sizeof(T));
   std::int64_t runs = 0;
-  const auto probe = std::min<std::int64_t>(n, 8 * chunk);
+  const auto probe = std::min<std::int64_t>(n, 2 * chunk);
   for (std::int64_t lo = 0; lo < probe; lo += chunk) {
     const auto len = std::min(chunk, probe - lo);
     mask_words(mask + lo, len, rows, prefix, 0);
     runs += runs_begun(rows, (len + 63) / 64, lo > 0 && mask_at(mask, lo - 1));
   }
-  if (runs * (row >= 64 ? 512 : 1024) <= probe * row)
-    return copy_runs(in, mask, Rows<std::int64_t>::uniform(1, n), out, inner, true);
+  const std::int64_t run_bytes = beyond ? (row >= 64 ? 512 : 1024) : (row >= 64 ? 320 : 384);
+  if (runs * run_bytes <= probe * row)
+    return copy_runs(in, mask, Rows<std::int64_t>::uniform(1, n), out, inner, beyond);
   const auto fn = implementation<Bits>().compact[width_slot(how.width)];
-  const Compaction<Bits> sparse{fn, straight_reach()}, half{fn, beyond_reach()},
-      most{fn, Reach::cached};
+  const Compaction<Bits> sparse{fn, beyond ? straight_reach() : Reach::cached},
+      half{fn, beyond ? beyond_reach() : Reach::cached}, most{fn, Reach::cached};
   const auto* src = reinterpret_cast<const std::byte*>(in);
   auto* dst = reinterpret_cast<std::byte*>(out);
   std::int64_t kept = 0;  // rows
@@ -799,13 +809,17 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
   if (n <= 0) return out;
   using Kind = std::remove_const_t<decltype(mask)>;
   std::int64_t kept = 0;
-  // Rows of 2 to 8 lanes beyond the caches: as lanes (compact_lanes), where
-  // the level is AVX-512, the one it was measured at.
+  // Dense rows of 2 to 8 lanes, 256 rows or more: as lanes (compact_lanes),
+  // where the level is AVX-512, the one it was measured at. Fewer rows, in a
+  // call of a microsecond or less, do not pay for its probe of the mask.
   const auto lanes = detail::row_lanes<T>(inner);
-  if (lanes.count && detail::worth_streaming<T>(n, inner) && active_isa() == Isa::avx512) {
+  if (lanes.count && n >= 256 && active_isa() == Isa::avx512) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if constexpr (detail::bytewise<T>) kept = detail::compact_lanes(in, mask, n, out, lanes);
-    detail::stream_fence();
+    if constexpr (detail::bytewise<T>) {
+      const bool beyond = detail::worth_streaming<T>(n, inner);
+      kept = detail::compact_lanes(in, mask, n, out, lanes, beyond);
+      if (beyond) detail::stream_fence();
+    }
 #endif
   } else if (!detail::worth_streaming<T>(n, inner)) {
     kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, detail::Reach::cached), in,
