@@ -1085,6 +1085,74 @@ void check_lane_rows(std::mt19937_64& rng, std::int64_t inner, bool beyond = tru
 
 }  // namespace
 
+namespace {
+
+// compact() of `n` rows of `inner` T (lanes at AVX-512) under a mask in rows
+// (ragged, 0..130 entries, or uniform of `length`) against the plain
+// definition: the kept rows exactly, nothing past them, and the result's row
+// splits. In the caches, or past the streaming threshold.
+template <class T>
+void check_lane_rows_in_rows(std::mt19937_64& rng, std::int64_t inner, std::int64_t length,
+                             bool beyond) {
+  using ragged::kernel::Rows;
+  const std::int64_t row = inner * static_cast<std::int64_t>(sizeof(T));
+  const std::int64_t want_n =
+      beyond ? ragged::kernel::detail::stream_threshold_bytes / row + 3000 : 20000;
+  std::vector<std::int64_t> bounds{0};
+  while (bounds.back() < want_n)
+    bounds.push_back(bounds.back() + (length ? length : static_cast<std::int64_t>(rng() % 131)));
+  const auto nrows = static_cast<std::int64_t>(bounds.size()) - 1;
+  const auto n = bounds.back();
+  std::vector<T> in(static_cast<std::size_t>(n * inner)), want, out;
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 1000 + 1);
+  for (int density : {50, 5, 90, -4, -1}) {
+    const auto m = random_mask(rng, n, density);
+    want.clear();
+    std::vector<std::int64_t> want_splits{0}, splits;
+    for (std::int64_t r = 0; r < nrows; ++r) {
+      for (auto i = bounds[static_cast<std::size_t>(r)];
+           i < bounds[static_cast<std::size_t>(r) + 1]; ++i)
+        if (m[static_cast<std::size_t>(i)])
+          want.insert(want.end(), in.begin() + i * inner, in.begin() + (i + 1) * inner);
+      want_splits.push_back(static_cast<std::int64_t>(want.size()) / inner);
+    }
+    const auto bools = as_bools(m);
+    const auto packed = pack_bits(m, 3);
+    const auto of_rows =
+        length ? Rows<std::int64_t>::uniform(length, nrows) : Rows<std::int64_t>::of_splits(bounds);
+    for (const bool bits : {false, true}) {
+      INFO("row of " << row << " bytes, " << n << " rows in rows of "
+                     << (length ? std::to_string(length) : "0..130") << ", density " << density
+                     << ", bits " << bits);
+      out.assign(want.size() + 64, T{0});
+      splits.assign(static_cast<std::size_t>(nrows) + 1, -1);
+      const T* end = bits ? ragged::kernel::compact(in.data(), packed.bits, n, out.data(), inner,
+                                                    of_rows, splits.data())
+                          : ragged::kernel::compact(in.data(), bools.get(), n, out.data(), inner,
+                                                    of_rows, splits.data());
+      REQUIRE(end == out.data() + want.size());
+      CHECK(std::equal(want.begin(), want.end(), out.begin()));
+      CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                        [](T v) { return v == T{0}; }));
+      CHECK(first_difference(splits, want_splits) == -1);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("rows of 2 to 8 lanes under a mask in rows: exactly, and the result's splits") {
+  at_every_level(1717, [](std::mt19937_64& rng) {
+    for (const bool beyond : {true, false}) {
+      check_lane_rows_in_rows<float>(rng, 3, 0, beyond);  // ragged xyz points
+      if (ragged::kernel::active_isa() != ragged::kernel::Isa::avx512) continue;
+      check_lane_rows_in_rows<float>(rng, 3, 700, beyond);  // dense [n, 700, 3] to ragged
+      check_lane_rows_in_rows<std::uint8_t>(rng, 3, 0, beyond);
+      check_lane_rows_in_rows<double>(rng, 8, 0, beyond);
+    }
+  });
+}
+
 TEST_CASE("dense rows of 2 to 8 lanes, exactly, nothing past them") {
   at_every_level(1616, [](std::mt19937_64& rng) {
     for (const bool beyond : {true, false}) {
