@@ -569,9 +569,10 @@ template <class M>
 
 // The kernel over chunks of the input, for outputs beyond the caches and for
 // reporting row splits: each chunk of elements is compacted into a small
-// buffer that stays in L1 and streamed out from there (runs stream straight
-// from the input); after each chunk [lo, end), `after(lo, end, kept_before,
-// kept_after)` sees how many rows had been kept before it and after it.
+// buffer that stays in L1 and streamed out from there (runs, and rows of
+// lanes, go straight to the output: compact_part); after each chunk [lo,
+// end), `after(lo, end, kept_before, kept_after)` sees how many rows had been
+// kept before it and after it.
 // Whether a chunk is staged follows what the chunk before it kept
 // (worth_staging): sparse masks write straight to the output. Where the level
 // writes straight to the output (writes_straight), no chunk is staged: each
