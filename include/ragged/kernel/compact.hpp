@@ -836,20 +836,12 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
   if (n <= 0) return out;
   using Kind = std::remove_const_t<decltype(mask)>;
   std::int64_t kept = 0;
-  // Dense rows of 2 to 8 lanes: as lanes (compact_lanes) in one call, in the
-  // caches or beyond them.
-  if (const auto lanes = detail::lanes_for<T>(inner, n); lanes.count) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if constexpr (detail::bytewise<T>) {
-      const bool beyond = detail::worth_streaming<T>(n, inner);
-      kept = detail::compact_lanes(in, mask, n, out, lanes, beyond);
-      if (beyond) detail::stream_fence();
-    }
-#endif
-  } else if (!detail::worth_streaming<T>(n, inner)) {
+  // Rows of 2 to 8 lanes go through compact_part (compact_lanes) in one
+  // call, in the caches or beyond them, never chunked: each call probes its mask.
+  if (!detail::worth_streaming<T>(n, inner)) {
     kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, detail::Reach::cached), in,
                                 mask, n, out, inner, false);
-  } else if (!detail::stage_outputs()) {
+  } else if (!detail::stage_outputs() || detail::lanes_for<T>(inner, n).count) {
     // Straight to the output in one pass (long runs still stream: run_copy).
     kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, detail::straight_reach()),
                                 in, mask, n, out, inner, true);
