@@ -477,11 +477,12 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
   // keeps at least 5/8, or at most 16 of its 64 blocks are mixed (neither
   // empty nor full), its output goes out in whole lines from a register
   // (the first line masked to the output's bytes, the last partial line
-  // stored masked); else it is compacted straight to the output, as is the
-  // last, partial stretch. Stretches on either side of both thresholds
+  // stored masked); else it is compacted straight to the output, as are the
+  // last entries, under 1024 and a part block. Stretches on either side of both thresholds
   // (2560 kept and 2559; 16 mixed blocks and 17, the others full and empty
-  // by turns), all kept and none, in every order, a partial stretch after
-  // them, outputs starting at every offset in a line
+  // by turns), all kept and none, in every order, then a shorter last
+  // stretch of 1024 entries or more (carried or straight: dense or half
+  // kept), or under 1024 entries, or none, outputs starting at every offset in a line
   // (bytes not the output's, before and after, must stay as they were:
   // check_one's sentinels), and rows of two 4-byte elements, which move as
   // 8-byte ones from any 4-byte offset. Stretches written straight test one,
@@ -535,9 +536,10 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
                                   383,  384,  575,     576, 1535, 1536, 191,  192,  511, 512};
     for (std::size_t w : {1u, 2u, 4u, 8u})
       for (std::size_t first = 0; first < std::size(kinds) && failures < 5; ++first) {
-        const std::int64_t tail = first % 2 ? 0 : 77;
+        const std::int64_t tails[] = {0, 77, 1023, 1024, 2048 + 37, stretch - 1};
+        const std::int64_t tail = tails[first % std::size(tails)];
         const auto n = 3 * stretch + tail;
-        std::vector<char> m = random_mask(rng, n, 90);
+        std::vector<char> m = random_mask(rng, n, first % 4 < 2 ? 90 : 50);
         for (std::int64_t s = 0; s < 3; ++s)
           with_kept(m, s * stretch,
                     kinds[(first + static_cast<std::size_t>(s)) % std::size(kinds)]);
@@ -1059,7 +1061,8 @@ void check_lane_rows(std::mt19937_64& rng, std::int64_t inner, bool beyond = tru
       beyond ? ragged::kernel::detail::stream_threshold_bytes / row + 2048 + 37 : 2 * 2048 + 37;
   std::vector<T> in(static_cast<std::size_t>(n * inner)), want, out;
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 1000 + 1);
-  for (int density : {50, 5, 90, -4, -1}) {
+  // Density 88: chunks on either side of 7/8 kept (compact_lanes' bands).
+  for (int density : {50, 5, 88, -4, -1}) {
     const auto m = random_mask(rng, n, density);
     want.clear();
     for (std::int64_t r = 0; r < n; ++r)

@@ -809,8 +809,8 @@ compact_cached_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
 // out in whole lines with non-temporal stores: one that keeps at least 5/8
 // of its entries (most vectors fill a line), or one with at most a quarter
 // of its blocks mixed, neither empty nor full (runs: empty blocks add
-// nothing, full ones a line each). The others, and the last, partial
-// stretch, are compacted as in_order (testing as many blocks ahead as
+// nothing, full ones a line each). The others, and the last entries (under
+// 1024, and a part block), are compacted as in_order (testing as many blocks ahead as
 // blocks_ahead says), straight to the output, where a line's
 // read for ownership costs less than the carry's steps per vector and its
 // branch, which at density 0.5 goes either way. (AMD Zen 4, family 0x19
@@ -845,21 +845,26 @@ template <std::size_t W, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
   constexpr auto w = static_cast<std::int64_t>(W);
-  constexpr std::int64_t stretch = 4096, blocks = stretch / 64;
+  constexpr std::int64_t stretch = 4096, tail = 1024;
   constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
   std::byte* dst = out;
   std::int64_t i = 0;
-  for (; n - i >= stretch; i += stretch) {
-    std::uint64_t bits[blocks];
+  // The last stretch may be shorter, down to `tail` entries, so that inputs
+  // of a few stretches and a part (compact_lanes' chunks of 3, 5 or 7 lanes
+  // a row) are not left to the straight loop in part.
+  for (std::int64_t len = 0; n - i >= tail; i += len) {
+    len = std::min(stretch, (n - i) / 64 * 64);
+    const std::int64_t blocks = len / 64;
+    std::uint64_t bits[stretch / 64];
     std::int64_t kept = 0, mixed = 0;
     for (std::int64_t b = 0; b < blocks; ++b) {
       bits[b] = mask_bits_avx512(mask + (i + 64 * b), 64);
       kept += static_cast<std::int64_t>(_mm_popcnt_u64(bits[b]));
       mixed += bits[b] + 1 > 1;  // neither empty nor full
     }
-    if (8 * kept < 5 * stretch && 4 * mixed > blocks) {
-      dst += w * compact_whole_ahead_avx512<W, Reach::in_order>(blocks_ahead<W>(kept, stretch),
-                                                                in + i * w, mask + i, stretch, dst);
+    if (8 * kept < 5 * len && 4 * mixed > blocks) {
+      dst += w * compact_whole_ahead_avx512<W, Reach::in_order>(blocks_ahead<W>(kept, len),
+                                                                in + i * w, mask + i, len, dst);
       continue;
     }
     // Both loops kept rolled (above): the loop over a block's vectors by

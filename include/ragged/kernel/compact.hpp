@@ -733,7 +733,9 @@ template <class T>
 // L1); under 3/4, reading the input as the kernel does beyond the caches,
 // with ordinary stores (beyond_reach); from 3/4 on, as in the caches, with
 // no requests ahead, which compete with the stores that bound the loop
-// there. Returns the number of rows kept.
+// there; except, from 7/8 on, lanes of 4 or 8 bytes on a CPU that reads in
+// order (AMD Zen 4), which go out carried in a register (straight_reach:
+// Reach::carried), every output line whole. Returns the number of rows kept.
 //
 // Moved as runs, a random mask's rows of 12 to 64 bytes took 1.3 to 2.7x
 // memcpy at densities 0.05 to 0.95: its runs of them are a few dozen bytes,
@@ -748,7 +750,13 @@ template <class T>
 // 0.93 / 0.88, 12 bytes 1.10 / 0.98 / 0.92. From 3/4 kept, as in the caches
 // x read beyond, medians of 9: 16 to 48 bytes at density 0.9 0.89 to 0.91,
 // at 0.95 0.88 to 0.93, at 0.75 0.97 to 1.01; at 0.5 1.11 to 1.22. Measured
-// on Zen 5 only.)
+// on Zen 5. On Zen 4, family 0x19 model 17, the same harness, carried x as
+// in the caches, medians of 9: rows of 12, 16, 20, 24 and 28 bytes at
+// density 0.95 0.85, 0.77 to 0.80, 0.84, 0.77 to 0.89 and 0.82, at 0.9 0.93
+// (12 bytes) and 0.81 to 0.84; at 0.75 and 0.85 1.00 to 1.13, so not there;
+// lanes of 1 and 2 bytes (rows of 3, 6 and 10 bytes) 1.00 to 1.10 at 0.9 and
+// 0.95, so not them. The reaches of the other bands held on Zen 4: every
+// row of 3 to 48 bytes at 0.05 to 0.75 took 0.40 to 0.95x memcpy.)
 // Beyond the caches runs pay where there is one per KiB of rows or fewer,
 // per 512 bytes for rows of a line, for which copy_runs requests a region
 // ahead (queued_regions). Chosen once per call, from the first 4096 rows:
@@ -781,8 +789,10 @@ std::int64_t compact_lanes(const T* in, M mask, std::int64_t n, T* out, RowLanes
   if (runs * run_bytes <= probe * row)
     return copy_runs(in, mask, Rows<std::int64_t>::uniform(1, n), out, inner, beyond);
   const auto fn = implementation<Bits>().compact[width_slot(how.width)];
+  const bool carry_densest = beyond && how.width >= 4 && reads_in_order(cpu_features().id);
   const Compaction<Bits> sparse{fn, beyond ? straight_reach() : Reach::cached},
-      half{fn, beyond ? beyond_reach() : Reach::cached}, most{fn, Reach::cached};
+      half{fn, beyond ? beyond_reach() : Reach::cached}, most{fn, Reach::cached},
+      densest{fn, carry_densest ? straight_reach() : Reach::cached};
   const auto* src = reinterpret_cast<const std::byte*>(in);
   auto* dst = reinterpret_cast<std::byte*>(out);
   std::int64_t kept = 0;  // rows
@@ -795,7 +805,10 @@ std::int64_t compact_lanes(const T* in, M mask, std::int64_t n, T* out, RowLanes
     // Little-endian words read as bytes are Bits' order: entry i is bit i % 8 of byte i / 8.
     const Bits bits{reinterpret_cast<const std::uint8_t*>(lanes), 0};
     const auto share = 8 * prefix[nwords];  // eighths of `len`
-    const auto& compaction = share < 3 * len ? sparse : share < 6 * len ? half : most;
+    const auto& compaction = share < 3 * len   ? sparse
+                             : share < 6 * len ? half
+                             : share < 7 * len ? most
+                                               : densest;
     compaction(src + lo * row, bits, len * how.count, dst + kept * row);
     kept += prefix[nwords];
   }
