@@ -482,12 +482,17 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
   // (2560 kept and 2559; 16 mixed blocks and 17, the others full and empty
   // by turns), all kept and none, in every order, then a shorter last
   // stretch of 1024 entries or more (carried or straight: dense or half
-  // kept), or under 1024 entries, or none, outputs starting at every offset in a line
+  // kept, or none), or under 1024 entries, or none, outputs starting at every offset in a line
   // (bytes not the output's, before and after, must stay as they were:
   // check_one's sentinels), and rows of two 4-byte elements, which move as
   // 8-byte ones from any 4-byte offset. Stretches written straight test one,
   // two or three blocks ahead by their kept count (blocks_ahead): stretches
-  // on either side of each of its bounds too. check_one runs every reach.
+  // on either side of each of its bounds too. Stretches that keep few
+  // (4- and 8-byte elements: at most a line in twenty holding a kept entry
+  // to begin, a line in twelve to go on) read only the lines they need
+  // (compact_lines_avx512): counts on either side of both bounds for both
+  // widths (int32 12 and 13, 21 and 22; double 25 and 26, 42 and 43), after
+  // and before the other kinds. check_one runs every reach.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   {
     namespace kd = ragged::kernel::detail;
@@ -533,13 +538,14 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
       std::copy(part.begin(), part.end(), m.begin() + from);
     };
     const std::int64_t kinds[] = {2560, 2559, stretch, 0,   -16,  -17,  4000, 2048, -1,  3072,
-                                  383,  384,  575,     576, 1535, 1536, 191,  192,  511, 512};
+                                  383,  384,  575,     576, 1535, 1536, 191,  192,  511, 512,
+                                  12,   13,   21,      22,  25,   26,   42,   43,   1};
     for (std::size_t w : {1u, 2u, 4u, 8u})
       for (std::size_t first = 0; first < std::size(kinds) && failures < 5; ++first) {
         const std::int64_t tails[] = {0, 77, 1023, 1024, 2048 + 37, stretch - 1};
         const std::int64_t tail = tails[first % std::size(tails)];
         const auto n = 3 * stretch + tail;
-        std::vector<char> m = random_mask(rng, n, first % 4 < 2 ? 90 : 50);
+        std::vector<char> m = random_mask(rng, n, first % 4 < 2 ? 90 : first % 4 == 2 ? 50 : 0);
         for (std::int64_t s = 0; s < 3; ++s)
           with_kept(m, s * stretch,
                     kinds[(first + static_cast<std::size_t>(s)) % std::size(kinds)]);
@@ -548,6 +554,59 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
         if (w == 4) failures += !check_one(w, n / 2, 2, 3, 4 + first * 8, m);
       }
     CHECK(failures == 0);
+  });
+}
+
+namespace {
+
+// compact() of 1-D T past the streaming threshold under masks that keep very
+// few entries (per 100000: 10, 100, 400, 2000), with stretches of 4096 that
+// keep few and many in turns (0, 3, 12, 13, 21, 22, 200 or all, at random
+// places), into an output at an odd element offset: exactly the kept entries,
+// nothing past them.
+template <class T>
+void check_very_sparse(std::mt19937_64& rng) {
+  const std::int64_t n =
+      ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T)) + 5013;
+  std::vector<T> in(static_cast<std::size_t>(n)), want, out;
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 30000 + 1);
+  for (const int per : {10, 100, 400, 2000, -1}) {
+    std::vector<char> m(static_cast<std::size_t>(n), 0);
+    if (per >= 0) {
+      for (auto& b : m) b = static_cast<char>(rng() % 100000 < static_cast<unsigned>(per));
+    } else {
+      constexpr std::int64_t counts[] = {0, 3, 12, 13, 21, 22, 200, 4096};
+      for (std::int64_t at = 0; at < n; at += 4096) {
+        const auto len = std::min<std::int64_t>(4096, n - at);
+        const auto kept = std::min(len, counts[rng() % std::size(counts)]);
+        std::fill(m.begin() + at, m.begin() + at + kept, 1);
+        std::shuffle(m.begin() + at, m.begin() + at + len, rng);
+      }
+    }
+    want.clear();
+    for (std::int64_t i = 0; i < n; ++i)
+      if (m[static_cast<std::size_t>(i)]) want.push_back(in[static_cast<std::size_t>(i)]);
+    const auto bools = as_bools(m);
+    INFO(sizeof(T) << "-byte elements, " << per << " per 100000 kept (-1: stretches in turns)");
+    out.assign(want.size() + 2 * 64, T{0});
+    T* const o = out.data() + 64 - 1;
+    REQUIRE(ragged::kernel::compact(in.data(), bools.get(), n, o) == o + want.size());
+    CHECK(std::equal(want.begin(), want.end(), o));
+    CHECK(std::all_of(out.begin(), out.begin() + 63, [](T v) { return v == T{0}; }));
+    CHECK(std::all_of(out.begin() + 63 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                      [](T v) { return v == T{0}; }));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("very sparse masks beyond the caches, and sparse stretches among dense ones") {
+  // Where the CPU reads in order (AMD Zen 4), stretches that keep few read
+  // only the lines that hold kept entries (compact_lines_avx512); elsewhere
+  // the same masks run the level's own loops.
+  at_every_level(4242, [](std::mt19937_64& rng) {
+    check_very_sparse<std::int32_t>(rng);
+    check_very_sparse<double>(rng);
   });
 }
 
