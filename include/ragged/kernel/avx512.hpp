@@ -932,13 +932,18 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
     // Few kept (compact_lines_avx512): taken from at most one line in twenty
     // holding a kept entry (kept counts at least those lines), kept while at
     // most one in twelve, so that masks about the bound do not change loops
-    // at every stretch.
+    // at every stretch. Only in calls of four stretches or more: shorter
+    // ones (a ragged mask's chunks, dense rows to ragged ones) cannot
+    // request ahead across calls, and each would break the stream the
+    // hardware keeps from one call to the next.
     if constexpr (W >= 4) {
-      const bool requested = lines;
-      lines = (lines ? 12 : 20) * kept <= blocks * w;
-      if (lines) {
-        dst = compact_lines_avx512<W>(in, mask, n, i, bits, blocks, requested, dst);
-        continue;
+      if (n >= 4 * stretch) {
+        const bool requested = lines;
+        lines = (lines ? 12 : 20) * kept <= blocks * w;
+        if (lines) {
+          dst = compact_lines_avx512<W>(in, mask, n, i, bits, blocks, requested, dst);
+          continue;
+        }
       }
     }
     if (8 * kept < 5 * len && 4 * mixed > blocks) {
