@@ -860,7 +860,8 @@ compact_lines_avx512(const std::byte* in, M mask, std::int64_t n, std::int64_t i
       if (k == 0) continue;
       using Op = Lanes512<W>;
       const auto kept = static_cast<unsigned>(_mm_popcnt_u64(k));
-      Op::store(dst, _bzhi_u64(~0ull, kept), Op::compress(k, Op::load(k, src + 64 * v)));
+      Op::store(dst, _bzhi_u64(~0ull, kept),
+                Op::compress(k, Op::load(k, src + std::ptrdiff_t{64} * v)));
       dst += kept * w;
     }
   }
