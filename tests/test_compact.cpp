@@ -1264,9 +1264,11 @@ struct Seen {
 // bytes, and the counts its reports give at every position, each against the
 // plain definition; output at an odd byte offset. False on any difference.
 template <class M>
-bool check_reporting(std::size_t w, std::int64_t n, const std::vector<char>& m, M mask) {
-  const auto fn = ragged::kernel::detail::implementation<M>()
-                      .compact_reporting[ragged::kernel::detail::width_slot(w)];
+bool check_reporting(std::size_t w, std::int64_t n, const std::vector<char>& m, M mask,
+                     bool carried, std::size_t off) {
+  const auto& impl = ragged::kernel::detail::implementation<M>();
+  const auto fn = (carried ? impl.carried_reporting
+                           : impl.compact_reporting)[ragged::kernel::detail::width_slot(w)];
   if (!fn) return true;  // this level reports chunk by chunk (compact_chunked)
   std::vector<unsigned char> in(static_cast<std::size_t>(n) * w + 1);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 29 + 3);
@@ -1277,7 +1279,7 @@ bool check_reporting(std::size_t w, std::int64_t n, const std::vector<char>& m, 
     if (i < n && m[static_cast<std::size_t>(i)])
       for (std::size_t b = 0; b < w; ++b) want.push_back(in[static_cast<std::size_t>(i) * w + b]);
   }
-  std::vector<unsigned char> out(want.size() + 3 + 64, 0xAB);
+  std::vector<unsigned char> out(want.size() + off + 64, 0xAB);
   Seen seen{std::vector<std::int64_t>(static_cast<std::size_t>(n) + 1, -1)};
   const ragged::kernel::detail::Report report{
       &seen, [](void* to, std::int64_t lo, std::int64_t end, const std::uint64_t* words,
@@ -1292,12 +1294,13 @@ bool check_reporting(std::size_t w, std::int64_t n, const std::vector<char>& m, 
               std::popcount(words[at / 64] & ((std::uint64_t{1} << (at % 64)) - 1));
       }};
   const auto kept = fn(reinterpret_cast<const std::byte*>(in.data()), mask, n,
-                       reinterpret_cast<std::byte*>(out.data() + 3), report);
+                       reinterpret_cast<std::byte*>(out.data() + off), report);
   ragged::kernel::detail::stream_fence();
   return kept * static_cast<std::int64_t>(w) == static_cast<std::int64_t>(want.size()) &&
-         std::equal(want.begin(), want.end(), out.begin() + 3) &&
-         std::all_of(out.begin(), out.begin() + 3, [](unsigned char c) { return c == 0xAB; }) &&
-         std::all_of(out.begin() + 3 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+         std::equal(want.begin(), want.end(), out.begin() + static_cast<std::ptrdiff_t>(off)) &&
+         std::all_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(off),
+                     [](unsigned char c) { return c == 0xAB; }) &&
+         std::all_of(out.begin() + static_cast<std::ptrdiff_t>(off + want.size()), out.end(),
                      [](unsigned char c) { return c == 0xAB; }) &&
          seen.tiled && seen.next == n && (n == 0 || seen.before == want_before);
 }
@@ -1359,13 +1362,16 @@ void check_rows_streamed(std::mt19937_64& rng) {
 }  // namespace
 
 TEST_CASE("row splits made as the output streams: every width, row length, tail and offset") {
-  // Where outputs beyond the caches stream through L1 (AMD Zen 5), compact()
-  // with mask rows (dense to ragged, ragged by ragged) makes the result's
-  // splits in the one streamed pass, from the mask bits and counts the loop
-  // hands over as it goes. Short inputs straight through that loop at every
-  // level that has it (hand-overs mid-loop and at the end, a partial last
-  // block, the block a lead ahead), then compact() itself past the
-  // streaming threshold.
+  // Where outputs beyond the caches stream through L1 (AMD Zen 5) or are
+  // carried in a register (AMD Zen 4), compact() with mask rows (dense to
+  // ragged, ragged by ragged) makes the result's splits in the one pass,
+  // from the mask bits and counts the loop hands over as it goes. Short
+  // inputs straight through both loops at every level that has them
+  // (hand-overs mid-loop and at the end, a partial last block, the block a
+  // lead ahead; the carried loop's stretches, its tail under 1024 entries,
+  // and from four stretches on, its 4-byte blocks put together whole, which
+  // need an output at a whole lane: offsets 3 and 8), then compact() itself
+  // past the streaming threshold.
   at_every_level(515, [](std::mt19937_64& rng) {
     std::int64_t failures = 0;
     for (std::size_t w : {1u, 2u, 4u, 8u})
@@ -1376,10 +1382,16 @@ TEST_CASE("row splits made as the output streams: every width, row length, tail 
           auto mask = std::make_unique<bool[]>(m.size() + 1);
           for (std::size_t i = 0; i < m.size(); ++i) mask[i] = m[i] != 0;
           const auto packed = pack_bits(m, 5);
-          const bool ok = check_reporting(w, n, m, static_cast<const bool*>(mask.get())) &&
-                          check_reporting(w, n, m, packed.bits);
-          if (!ok && ++failures <= 3)
-            FAIL_CHECK("width " << w << ", n " << n << ", density " << density);
+          for (const bool carried : {false, true})
+            for (const std::size_t off : {std::size_t{3}, std::size_t{8}}) {
+              const bool ok =
+                  check_reporting(w, n, m, static_cast<const bool*>(mask.get()), carried, off) &&
+                  check_reporting(w, n, m, packed.bits, carried, off);
+              if (!ok && ++failures <= 3)
+                FAIL_CHECK((carried ? "carried" : "streamed")
+                           << ", width " << w << ", n " << n << ", density " << density
+                           << ", output offset " << off);
+            }
         }
     CHECK(failures == 0);
   });

@@ -868,6 +868,110 @@ compact_lines_avx512(const std::byte* in, M mask, std::int64_t n, std::int64_t i
   return dst;
 }
 
+// The lanes of `v` rotated up by `s` (0 to 16): lane j of the result is
+// lane (j - s) mod 16 of v. (Masked, with every lane: GCC 12's unmasked form
+// passes an undefined register through, which -Wmaybe-uninitialized
+// reports.)
+[[gnu::target("avx512f"), gnu::always_inline]] inline __m512i rotate_lanes32(__m512i v,
+                                                                             int s) noexcept {
+  const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  return _mm512_maskz_permutexvar_epi32(0xffff, _mm512_sub_epi32(iota, _mm512_set1_epi32(s)), v);
+}
+
+// Lanes [s, 32) of two vectors end to end (`lo` then `hi`), from s = 0 to 32;
+// the lanes past them are any.
+[[gnu::target("avx512f"), gnu::always_inline]] inline __m512i lanes_from32(__m512i lo, __m512i hi,
+                                                                           int s) noexcept {
+  const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  return _mm512_permutex2var_epi32(lo, _mm512_add_epi32(iota, _mm512_set1_epi32(s)), hi);
+}
+
+// The blocks of a stretch of 4-byte entries (compact_carried_avx512), `bits`
+// each of its `blocks` blocks' mask, appended to a Carry `c` whose fill and
+// head are whole lanes: every output line goes out whole, streamed. Each
+// block's four compressed vectors are first put together with no branch
+// (pairs by a rotation, then both pairs by permutes of two vectors) into
+// four vectors x0..x3 of its P kept entries; appended to the carry's f
+// lanes they make the lines o0..o4, of which the first (f + P) / 16 are
+// whole and go out, and the next is the carry's. carry_put's branch per
+// vector ("line whole?") goes either way at most densities and is missed
+// half the time; here the branches are one per whole line of a block, and
+// each is taken nearly always or nearly never (at density 0.5, a block
+// makes two lines nearly always). (AMD Zen 4, family 0x19 model 17, 1-D
+// int32 2^26, medians of 15 alternated in one process, two processes, x a
+// Compress + StoreU loop: density 0.5 0.80 to 0.82 against 0.96 to 1.06
+// written straight before, 0.7 0.74 to 0.78 against 0.88 to 1.13 carried
+// by carry_put, 0.95 0.71 to 0.77 against 0.80 to 0.84, 0.3 0.81 to 0.87
+// against 0.98 to 1.00; new x before, 0.12 0.87 to 0.99, 0.08 0.91 to 0.96,
+// runs of 1..1024 0.97 to 0.97, but 0.05 1.01 to 1.05: compact_carried_avx512
+// says where it runs.)
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"), gnu::always_inline]] inline void
+carry_blocks32_avx512(Carry& c, const std::byte* in, const std::uint64_t* bits,
+                      std::int64_t blocks) noexcept {
+  using Op = Lanes512<4>;
+  auto f = static_cast<int>(c.fill / 4);  // lanes held
+  __m512i acc = c.acc;
+  std::byte* line = c.line;
+#pragma GCC unroll 1
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::byte* src = in + 256 * b;
+    const std::uint64_t k = bits[b];
+    const std::uint64_t k0 = k & 0xffff, k1 = (k >> 16) & 0xffff, k2 = (k >> 32) & 0xffff,
+                        k3 = k >> 48;
+    const auto p0 = static_cast<int>(_mm_popcnt_u64(k0)), p1 = static_cast<int>(_mm_popcnt_u64(k1)),
+               p2 = static_cast<int>(_mm_popcnt_u64(k2)), p3 = static_cast<int>(_mm_popcnt_u64(k3));
+    const __m512i v0 = Op::compress(k0, _mm512_loadu_si512(src)),
+                  v1 = Op::compress(k1, _mm512_loadu_si512(src + 64)),
+                  v2 = Op::compress(k2, _mm512_loadu_si512(src + 128)),
+                  v3 = Op::compress(k3, _mm512_loadu_si512(src + 192));
+    // Pairs: a = v0's p0 then v1's p1, b = v2's p2 then v3's p3, two
+    // vectors each (the second, the rotated one, holds what passes 16).
+    const __m512i a1 = rotate_lanes32(v1, p0), b1 = rotate_lanes32(v3, p2);
+    const __m512i a0 = _mm512_mask_mov_epi32(v0, static_cast<__mmask16>(0xffffu << p0), a1);
+    const __m512i b0 = _mm512_mask_mov_epi32(v2, static_cast<__mmask16>(0xffffu << p2), b1);
+    // The block, x0..x3: a's q lanes then b's.
+    const int q = p0 + p1, kept = q + p2 + p3;
+    const std::uint64_t from_b = ~0ull << q;  // of lanes 0 to 31
+    const __m512i x0 =
+        _mm512_mask_mov_epi32(a0, static_cast<__mmask16>(from_b), lanes_from32(b0, b1, -q));
+    const __m512i x1 = _mm512_mask_mov_epi32(a1, static_cast<__mmask16>(from_b >> 16),
+                                             lanes_from32(b0, b1, 16 - q));
+    const __m512i x2 = lanes_from32(b0, b1, 32 - q), x3 = lanes_from32(b0, b1, 48 - q);
+    // Appended to the carry's f lanes: the lines o0..o4.
+    const __m512i o0 =
+        _mm512_mask_mov_epi32(acc, static_cast<__mmask16>(0xffffu << f), rotate_lanes32(x0, f));
+    const __m512i o1 = lanes_from32(x0, x1, 16 - f), o2 = lanes_from32(x1, x2, 16 - f),
+                  o3 = lanes_from32(x2, x3, 16 - f), o4 = rotate_lanes32(x3, f);
+    const int total = f + kept, whole = total >> 4;
+    f = total & 15;
+    if (whole >= 1) {
+      if (c.head == 0) [[likely]] {
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(line), o0);
+      } else {
+        _mm512_mask_storeu_epi8(line, ~0ull << c.head, o0);
+        c.head = 0;
+      }
+      if (whole >= 2) {
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(line + 64), o1);
+        if (whole >= 3) {
+          _mm512_stream_si512(reinterpret_cast<__m512i*>(line + 128), o2);
+          if (whole >= 4) _mm512_stream_si512(reinterpret_cast<__m512i*>(line + 192), o3);
+        }
+      }
+    }
+    line += 64 * whole;
+    // The carry: the line after the whole ones.
+    const auto all = [](bool t) { return static_cast<__mmask16>(t ? 0xffff : 0); };
+    acc = _mm512_mask_mov_epi32(o0, all(whole >= 1), o1);
+    acc = _mm512_mask_mov_epi32(acc, all(whole >= 2), o2);
+    acc = _mm512_mask_mov_epi32(acc, all(whole >= 3), o3);
+    acc = _mm512_mask_mov_epi32(acc, all(whole >= 4), o4);
+  }
+  c.acc = acc;
+  c.line = line;
+  c.fill = 4 * f;
+}
+
 // compact_avx512 with Avx512Store::whole into an output beyond the caches, on
 // a CPU that reads its inputs in order (Reach::carried; cpu.hpp,
 // reads_in_order), a stretch of `stretch` entries at a time. Each stretch's
@@ -907,28 +1011,52 @@ compact_lines_avx512(const std::byte* in, M mask, std::int64_t n, std::int64_t i
 // loop unrolled (as GCC's -O3 unrolls it, each vector's "line whole?"
 // branch in a place of its own): runs of 1..1024 alike 0.87 against 1.02 to
 // 1.06, density 0.95 0.79 against 0.87 to 0.89, the other workloads within
-// 0.03. The caller fences (stream_fence).
-template <std::size_t W, class M>
+// 0.03. 4-byte entries go carried from density 1/16 up, by blocks
+// (carry_blocks32_avx512), in calls of four stretches or more. A carry stays
+// open from one carried stretch to the next: closed at each stretch's end,
+// its partial lines stored and begun again with ordinary stores, density 0.5
+// by blocks took 0.91 to 0.95 x Highway's Compress + StoreU loop against
+// 0.80 to 0.84 (same harness as carry_blocks32_avx512). With a Report
+// (Reports) each stretch's bits and the counts kept before each block are
+// handed over as the stretch is tested, and the last entries' after them,
+// so that a mask in rows (dense to ragged, ragged by ragged) compacts in one
+// call, the carry open across its rows, as compact_stream_avx512 does. The
+// caller fences (stream_fence).
+template <std::size_t W, class M, bool Reports = false>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]] std::int64_t
-compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
+compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out,
+                       const Report& report = {}) noexcept {
   constexpr auto w = static_cast<std::int64_t>(W);
   constexpr std::int64_t stretch = 4096, tail = 1024;
   constexpr unsigned lanes = 64 / static_cast<unsigned>(W);
   std::byte* dst = out;
   std::int64_t i = 0;
   [[maybe_unused]] bool lines = false;  // the last stretch was compact_lines_avx512's
+  // A carry stays open from one carried stretch to the next, so that the
+  // output between them goes out in whole lines too; while it is, the
+  // output's end is the carry's, not dst.
+  Carry carry = carry_from(out);
+  bool open = false;
+  [[maybe_unused]] std::int64_t before = 0;  // kept before the stretch (Reports)
   // The last stretch may be shorter, down to `tail` entries, so that inputs
   // of a few stretches and a part (compact_lanes' chunks of 3, 5 or 7 lanes
   // a row) are not left to the straight loop in part.
   for (std::int64_t len = 0; n - i >= tail; i += len) {
     len = std::min(stretch, (n - i) / 64 * 64);
     const std::int64_t blocks = len / 64;
-    std::uint64_t bits[stretch / 64];
+    std::uint64_t bits[stretch / 64 + 1];
+    [[maybe_unused]] std::int64_t prefix[stretch / 64 + 1];
     std::int64_t kept = 0, mixed = 0;
     for (std::int64_t b = 0; b < blocks; ++b) {
       bits[b] = mask_bits_avx512(mask + (i + 64 * b), 64);
+      if constexpr (Reports) prefix[b] = before + kept;
       kept += static_cast<std::int64_t>(_mm_popcnt_u64(bits[b]));
       mixed += bits[b] + 1 > 1;  // neither empty nor full
+    }
+    if constexpr (Reports) {
+      bits[blocks] = 0;
+      prefix[blocks] = before += kept;
+      report.report(report.to, i, i + len, bits, prefix);
     }
     // Few kept (compact_lines_avx512): taken from at most one line in twenty
     // holding a kept entry (kept counts at least those lines), kept while at
@@ -942,12 +1070,30 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
         const bool requested = lines;
         lines = (lines ? 12 : 20) * kept <= blocks * w;
         if (lines) {
+          if (open) dst = carry_end(carry), open = false;
           dst = compact_lines_avx512<W>(in, mask, n, i, bits, blocks, requested, dst);
           continue;
         }
       }
     }
+    // 4-byte entries: every stretch that keeps a sixteenth or more goes out
+    // carried, its blocks put together whole (carry_blocks32_avx512), where
+    // the output is at a whole lane. Sparser ones, where the straight loop
+    // runs at the speed of its reads, stay straight. So do calls shorter
+    // than four stretches, whose carry would end at each call's end: dense
+    // rows to ragged ones, a call per row, took 1.01 to 1.04 x Highway's
+    // Compress + StoreU loop against 0.99 to 1.00 straight (bench_highway,
+    // paired, three processes each); in one call that reports its mask
+    // (Reports) they take 0.91 to 0.96.
+    if constexpr (W == 4) {
+      if (16 * kept >= len && n >= 4 * stretch && reinterpret_cast<std::uintptr_t>(out) % 4 == 0) {
+        if (!open) carry = carry_from(dst), open = true;
+        carry_blocks32_avx512(carry, in + i * w, bits, blocks);
+        continue;
+      }
+    }
     if (8 * kept < 5 * len && 4 * mixed > blocks) {
+      if (open) dst = carry_end(carry), open = false;
       dst += w * compact_whole_ahead_avx512<W, Reach::in_order>(blocks_ahead<W>(kept, len),
                                                                 in + i * w, mask + i, len, dst);
       continue;
@@ -955,7 +1101,7 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
     // Both loops kept rolled (above): the loop over a block's vectors by
     // GCC's pragma, which Clang reads too; the loop over blocks, which Clang
     // otherwise unrolls whole, by Clang's.
-    auto carry = carry_from(dst);
+    if (!open) carry = carry_from(dst), open = true;
 #ifdef __clang__
 #pragma clang loop unroll(disable)
 #endif
@@ -969,7 +1115,20 @@ compact_carried_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* o
         carry_put(carry, c, static_cast<std::int64_t>(_mm_popcnt_u64(k)) * w);
       }
     }
-    dst = carry_end(carry);
+  }
+  if (open) dst = carry_end(carry);
+  if constexpr (Reports) {
+    if (i < n) {
+      std::uint64_t words[tail / 64 + 2];
+      std::int64_t prefix[tail / 64 + 2];
+      std::int64_t k = 0;
+      for (prefix[0] = before; 64 * k < n - i; ++k) {
+        words[k] = mask_bits_avx512(mask + (i + 64 * k), n - i - 64 * k);
+        prefix[k + 1] = prefix[k] + static_cast<std::int64_t>(_mm_popcnt_u64(words[k]));
+      }
+      words[k] = 0;
+      report.report(report.to, i, n, words, prefix);
+    }
   }
   if (i < n) dst += w * compact_whole_avx512<W, Reach::in_order>(in + i * w, mask + i, n - i, dst);
   return (dst - out) / w;

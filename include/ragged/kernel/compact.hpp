@@ -109,6 +109,8 @@ struct Implementation {
   // The streamed compaction that reports what it read as it goes (Report),
   // by width; only where whole-vector stores run, null elsewhere.
   reporting_fn<M> compact_reporting[4];
+  // The same for outputs carried in a register (compact_carried_avx512).
+  reporting_fn<M> carried_reporting[4];
 };
 
 // The tables' order: scalar, avx2, then avx512 with each Avx512Store
@@ -121,6 +123,7 @@ constexpr Implementation<M> implementation_at() noexcept {
       &count_scalar,
       &mask_words_scalar<M>,
       {&compact_scalar<1, M>, &compact_scalar<2, M>, &compact_scalar<4, M>, &compact_scalar<8, M>},
+      {},
       {}};
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if constexpr (Level == 1) {
@@ -139,6 +142,10 @@ constexpr Implementation<M> implementation_at() noexcept {
       impl.compact_reporting[1] = &compact_stream_avx512<2, true, M>;
       impl.compact_reporting[2] = &compact_stream_avx512<4, true, M>;
       impl.compact_reporting[3] = &compact_stream_avx512<8, true, M>;
+      impl.carried_reporting[0] = &compact_carried_avx512<1, M, true>;
+      impl.carried_reporting[1] = &compact_carried_avx512<2, M, true>;
+      impl.carried_reporting[2] = &compact_carried_avx512<4, M, true>;
+      impl.carried_reporting[3] = &compact_carried_avx512<8, M, true>;
     }
   }
   if constexpr (Level >= 1) {
@@ -253,14 +260,18 @@ template <class T, class M>
   return {implementation<M>().compact[width_slot(w)], reach};
 }
 
-// The compaction that reports what it read as it streams its output
-// (compact_stream_avx512 with a Report), where the level streams outputs
-// beyond the caches through L1; else null (rows are then compacted a chunk
-// at a time, compact_chunked).
+// The compaction that reports what it read as it writes its output (a
+// Report), where the level writes straight to outputs beyond the caches and
+// either streams them through L1 (compact_stream_avx512) or carries them in
+// a register (compact_carried_avx512); else null (rows are then compacted a
+// chunk at a time, compact_chunked).
 template <class T, class M>
 [[nodiscard]] reporting_fn<M> reporting_for(std::int64_t inner) noexcept {
   const auto w = element_width<T>(inner);
-  if (!w || !writes_straight() || straight_reach() != Reach::streamed) return nullptr;
+  if (!w || !writes_straight()) return nullptr;
+  const auto reach = straight_reach();
+  if (reach == Reach::carried) return implementation<M>().carried_reporting[width_slot(w)];
+  if (reach != Reach::streamed) return nullptr;
   return implementation<M>().compact_reporting[width_slot(w)];
 }
 
