@@ -896,10 +896,10 @@ compact_lines_avx512(const std::byte* in, M mask, std::int64_t n, std::int64_t i
 // whole and go out, and the next is the carry's. carry_put's branch per
 // vector ("line whole?") goes either way at most densities and is missed
 // half the time; here the branches are one per whole line of a block, and
-// each is taken nearly always or nearly never (at density 0.5, a block
-// makes two lines nearly always). (AMD Zen 4, family 0x19 model 17, 1-D
-// int32 2^26, medians of 15 alternated in one process, two processes, x a
-// Compress + StoreU loop: density 0.5 0.80 to 0.82 against 0.96 to 1.06
+// each goes mostly one way (at density 0.5 a block completes two lines
+// about four times in five, one or three the rest). (AMD Zen 4, family
+// 0x19 model 17, 1-D int32 2^26, medians of 15 alternated in one process,
+// two processes, x a Compress + StoreU loop: density 0.5 0.80 to 0.82 against 0.96 to 1.06
 // written straight before, 0.7 0.74 to 0.78 against 0.88 to 1.13 carried
 // by carry_put, 0.95 0.71 to 0.77 against 0.80 to 0.84, 0.3 0.81 to 0.87
 // against 0.98 to 1.00; new x before, 0.12 0.87 to 0.99, 0.08 0.91 to 0.96,
