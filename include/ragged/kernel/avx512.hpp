@@ -959,7 +959,7 @@ carry_blocks32_avx512(Carry& c, const std::byte* in, const std::uint64_t* bits,
         }
       }
     }
-    line += 64 * whole;
+    line += std::ptrdiff_t{64} * whole;
     // The carry: the line after the whole ones.
     const auto all = [](bool t) { return static_cast<__mmask16>(t ? 0xffff : 0); };
     acc = _mm512_mask_mov_epi32(o0, all(whole >= 1), o1);
@@ -969,7 +969,7 @@ carry_blocks32_avx512(Carry& c, const std::byte* in, const std::uint64_t* bits,
   }
   c.acc = acc;
   c.line = line;
-  c.fill = 4 * f;
+  c.fill = std::int64_t{4} * f;
 }
 
 // compact_avx512 with Avx512Store::whole into an output beyond the caches, on
