@@ -1262,10 +1262,11 @@ struct Seen {
   bool tiled = true;
 };
 
-// The streamed loop that reports (Implementation's compact_reporting, where
-// whole-vector stores run), called straight on a short input: the output
+// A loop that reports (Implementation's compact_reporting, streamed, or
+// carried_reporting, where whole-vector stores run), called straight on a
+// short input: the output
 // bytes, and the counts its reports give at every position, each against the
-// plain definition; output at an odd byte offset. False on any difference.
+// plain definition; output at byte offset `off`. False on any difference.
 template <class M>
 bool check_reporting(std::size_t w, std::int64_t n, const std::vector<char>& m, M mask,
                      bool carried, std::size_t off) {
