@@ -355,7 +355,11 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
                std::size_t out_off, const std::vector<char>& m) {
   const auto row = static_cast<std::size_t>(inner) * w;
   std::vector<unsigned char> in(in_off + static_cast<std::size_t>(n) * row + 1);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 131 + 7);
+  // Bytes that do not repeat with any short period (a byte pattern of period
+  // 256 gave doubles 32 entries apart the same value, so that an entry taken
+  // from the wrong vector of a block went unseen).
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i] = static_cast<unsigned char>((i * 0x9E3779B97F4A7C15ull + 7) >> 56);
   std::vector<unsigned char> want;
   for (std::int64_t r = 0; r < n; ++r)
     if (m[static_cast<std::size_t>(r)])
@@ -370,8 +374,8 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
   const auto packed = pack_bits(m, bit_offset);
   bool all_ok = true;
   for (const bool bits : {false, true})
-    for (const Reach reach :
-         {Reach::cached, Reach::beyond, Reach::streamed, Reach::in_order, Reach::carried}) {
+    for (const Reach reach : {Reach::cached, Reach::beyond, Reach::streamed, Reach::in_order,
+                              Reach::carried, Reach::gathered}) {
       std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
       const auto* src = in.data() + in_off;
       auto* dst = out.data() + out_off;
@@ -403,6 +407,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
                        : reach == Reach::streamed ? ", the loop streaming its output"
                        : reach == Reach::in_order ? ", the loop reading every block in order"
                        : reach == Reach::carried  ? ", the loop carrying its output in a register"
+                       : reach == Reach::gathered ? ", the loop in the caches gathering blocks"
                                                   : "")
                    << ", width " << w << ", n " << n << ", inner " << inner << ", in offset "
                    << in_off << ", out offset " << out_off << ", kept " << kept << ", counted "
@@ -709,6 +714,59 @@ TEST_CASE("the sparse loop in the caches: stretches whose next keeps fewer than 
           std::shuffle(m.begin(), m.begin() + std::min<std::int64_t>(n, 512), rng);
           failures += !check_one(w, n, 1, static_cast<std::size_t>(n + shape) % 64,
                                  static_cast<std::size_t>(n * 3 + shape) % 64, m);
+        }
+    }
+    CHECK(failures == 0);
+  });
+}
+
+TEST_CASE("the gathering loop in the caches: blocks that keep up to a vector, and more") {
+  // With Reach::gathered, where the first 512 entries keep density 1/64 to
+  // 1/4 (int16, int32) or 1/8 (doubles) (sparse_stretches with `gather`),
+  // each block of a stretch that keeps at most a vector's lanes has its kept
+  // entries gathered into one vector (gather_block_whole_avx512), and one
+  // that keeps more is compressed vector by vector. After such a first 512
+  // entries, each block keeps 0, 1, a vector's lanes less one, exactly them,
+  // one more, all 64, or a count at random, in random places, so that both
+  // kinds of block meet at every place in a stretch and around the whole
+  // stores' end; in and out at every offset of a line. check_one runs every
+  // reach, the gathered one too, with byte and bit masks.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  {
+    namespace kd = ragged::kernel::detail;
+    CHECK(kd::sparse_stretches<4>(47, 512, true));
+    CHECK(kd::sparse_stretches<4>(127, 512, true));
+    CHECK_FALSE(kd::sparse_stretches<4>(128, 512, true));
+    CHECK_FALSE(kd::sparse_stretches<4>(7, 512, true));
+    CHECK(kd::sparse_stretches<2>(127, 512, true));
+    CHECK_FALSE(kd::sparse_stretches<2>(128, 512, true));
+    CHECK(kd::sparse_stretches<8>(63, 512, true));
+    CHECK_FALSE(kd::sparse_stretches<8>(64, 512, true));
+    CHECK_FALSE(kd::sparse_stretches<1>(20, 512, true));
+  }
+#endif
+  at_every_level(7171, [](std::mt19937_64& rng) {
+    std::int64_t failures = 0;
+    for (std::size_t w : {2u, 4u, 8u}) {
+      const auto lanes = 64 / static_cast<std::int64_t>(w);
+      // Kept of the first 512: the band's bottom, inside it, and its top.
+      const std::int64_t firsts[] = {32 / static_cast<std::int64_t>(w),
+                                     20 + static_cast<std::int64_t>(w), (w == 8 ? 64 : 128) - 1};
+      for (std::int64_t n : {512, 1000, 1024, 1087, 2048, 2049, 3072 + 65})
+        for (std::size_t f = 0; f < std::size(firsts) && failures < 5; ++f) {
+          std::vector<char> m(static_cast<std::size_t>(n), 0);
+          for (std::int64_t b = 512; b < n; b += 64) {
+            const auto len = std::min<std::int64_t>(64, n - b);
+            const std::int64_t counts[] = {
+                0, 1, lanes - 1, lanes, lanes + 1, 64, static_cast<std::int64_t>(rng() % 65)};
+            const auto k = std::min(len, counts[rng() % std::size(counts)]);
+            std::fill(m.begin() + b, m.begin() + b + k, 1);
+            std::shuffle(m.begin() + b, m.begin() + b + len, rng);
+          }
+          std::fill(m.begin(), m.begin() + firsts[f], 1);
+          std::shuffle(m.begin(), m.begin() + 512, rng);
+          failures += !check_one(w, n, 1, static_cast<std::size_t>(rng() % 64),
+                                 static_cast<std::size_t>(rng() % 64), m);
         }
     }
     CHECK(failures == 0);

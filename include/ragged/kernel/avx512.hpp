@@ -143,6 +143,14 @@ RAGGED_LANES512(4, 32, __mmask16)
 RAGGED_LANES512(8, 64, __mmask8)
 #undef RAGGED_LANES512
 
+// Bytes 0, 1, ..., 63: byte j is j.
+[[gnu::target("avx512f,avx512bw"), gnu::always_inline]] inline __m512i byte_iota_avx512() noexcept {
+  return _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45,
+                         44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26,
+                         25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                         5, 4, 3, 2, 1, 0);
+}
+
 // A full block of 64 entries with whole-vector stores throughout, where the
 // next block alone keeps at least a vector's lanes (so every store lands
 // inside the output), vector C by vector C (a function, not a lambda: GCC
@@ -169,6 +177,61 @@ compress_block_whole_avx512(const std::byte* src, std::uint64_t bits, std::byte*
                             std::integer_sequence<unsigned, C...>) noexcept {
   (compress_whole_avx512<W, C>(src, bits, dst), ...);
   return dst;
+}
+
+// A full block of 64 entries of W bytes (2, 4 or 8) that keeps at most a
+// vector's lanes (64 / W), kept entries gathered into one vector and stored
+// whole, where a vector's lanes are kept from dst on (as
+// compress_block_whole_avx512). The kept entries' indices are compressed
+// from the bytes 0..63 (one vpcompressb), each moved to the low byte of its
+// lane (one vpermb, the lanes' other bytes zeroed), and gather the entries
+// from the block's vectors with permutes of two vectors: int16 one (a block
+// is two vectors), int32 two and a blend, doubles four and three blends. One
+// compress and one store per block where compress_block_whole has one of
+// each per vector: in the caches a sparse block's stores, which all land in
+// the same few lines, are what its time goes on. (AMD Zen 5, family 0x1A
+// model 2, int32 2^14 in the caches, the kernel before and after in one
+// process, alternated, medians of 31, x memcpy: density 0.02 1.13 to 1.37
+// against 1.01 to 1.28, 0.05 1.62 to 1.65 against 1.22 to 1.23, 0.1 1.42 to
+// 1.43 against 1.00 to 1.01, 0.2 1.18 to 1.43 against 1.07 to 1.27, new x
+// old 0.70 to 0.94; a loop that only loads the same values and mask took
+// 0.93 to 0.95. With a branch past empty blocks, 0.05 took 1.31 to 1.32.
+// Blocks that keep more than a vector's lanes (density 0.5) would need
+// several gathers, each dearer than a compress: a loop of them took 1.13 to
+// 1.34x memcpy there against 1.20 to 1.22 for the kernel.)
+template <std::size_t W>
+[[gnu::target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt"),
+  gnu::always_inline]] inline std::byte*
+gather_block_whole_avx512(const std::byte* src, std::uint64_t bits, std::byte* dst) noexcept {
+  static_assert(W == 2 || W == 4 || W == 8);
+  const __m512i iota = byte_iota_avx512();
+  const __m512i at = _mm512_mask_compress_epi8(iota, bits, iota);  // merged: see Lanes512
+  // Byte b of lane_source[W][0] is b / W: lane j's low byte takes index j.
+  constexpr std::uint64_t low_bytes = W == 2   ? 0x5555555555555555
+                                      : W == 4 ? 0x1111111111111111
+                                               : 0x0101010101010101;
+  const __m512i ix =
+      _mm512_maskz_permutexvar_epi8(low_bytes, _mm512_load_si512(lane_source[W][0].data()), at);
+  __m512i v[W];  // the block's vectors
+  for (std::size_t c = 0; c < W; ++c) v[c] = _mm512_loadu_si512(src + 64 * c);
+  __m512i r;
+  if constexpr (W == 2) {
+    r = _mm512_permutex2var_epi16(v[0], ix, v[1]);
+  } else if constexpr (W == 4) {
+    const __mmask16 high = _mm512_test_epi32_mask(ix, _mm512_set1_epi32(32));
+    r = _mm512_mask_mov_epi32(_mm512_permutex2var_epi32(v[0], ix, v[1]), high,
+                              _mm512_permutex2var_epi32(v[2], ix, v[3]));
+  } else {
+    const __mmask8 odd = _mm512_test_epi64_mask(ix, _mm512_set1_epi64(16));
+    const __mmask8 high = _mm512_test_epi64_mask(ix, _mm512_set1_epi64(32));
+    const __m512i a = _mm512_mask_mov_epi64(_mm512_permutex2var_epi64(v[0], ix, v[1]), odd,
+                                            _mm512_permutex2var_epi64(v[2], ix, v[3]));
+    const __m512i b = _mm512_mask_mov_epi64(_mm512_permutex2var_epi64(v[4], ix, v[5]), odd,
+                                            _mm512_permutex2var_epi64(v[6], ix, v[7]));
+    r = _mm512_mask_mov_epi64(a, high, b);
+  }
+  _mm512_storeu_si512(dst, r);
+  return dst + _mm_popcnt_u64(bits) * static_cast<std::ptrdiff_t>(W);
 }
 
 // Keeps the elements of one block of 64 (fewer at the end) selected by `bits`,
@@ -577,10 +640,7 @@ struct Carry {
 // at any 4-byte offset.
 [[gnu::target("avx512f,avx512bw,avx512vbmi"), gnu::always_inline]] inline void carry_put(
     Carry& c, __m512i v, std::int64_t bytes) noexcept {
-  const __m512i iota = _mm512_set_epi8(
-      63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41,
-      40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18,
-      17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i iota = byte_iota_avx512();
   // Byte j of `rotated` is byte (j - fill) mod 64 of v: v's bytes continue
   // acc's. (Masked, with every byte: GCC 12's unmasked form passes an
   // undefined register through, which -Wmaybe-uninitialized reports.)
@@ -709,10 +769,16 @@ template <std::size_t W>
 // vector's lanes (doubles a little into it, to density 1/16, a share of 8).
 // Below, compact_whole_avx512, which skips empty blocks unread, is as fast
 // or faster. (compact_sparse_avx512 has the figures.)
+// Where a stretch's blocks are gathered (`gather`: Reach::gathered), the
+// band reaches further, to density 1/4 for int16 and int32 and 1/8 for
+// doubles, where the loop so is as fast as compact_whole_avx512 testing
+// blocks ahead (gather_block_whole_avx512 has the figures).
 template <std::size_t W>
-[[nodiscard]] constexpr bool sparse_stretches(std::int64_t kept, std::int64_t n) noexcept {
+[[nodiscard]] constexpr bool sparse_stretches(std::int64_t kept, std::int64_t n,
+                                              bool gather = false) noexcept {
   const std::int64_t share = 16 * static_cast<std::int64_t>(W) * kept;  // as blocks_ahead's
-  return W != 1 && share >= n && share < (W == 2 ? 4 : W == 4 ? 6 : 8) * n;
+  const std::int64_t top = gather ? (W == 2 ? 8 : 16) : W == 2 ? 4 : W == 4 ? 6 : 8;
+  return W != 1 && share >= n && share < top * n;
 }
 
 // compact_whole_avx512 testing `ahead` blocks ahead, as blocks_ahead says:
@@ -752,8 +818,8 @@ compact_whole_ahead_avx512(std::int64_t ahead, const std::byte* in, M mask, std:
 // against 0.73 to 0.77, doubles 0.004 0.30 against 0.24. bench_highway's
 // int32 2^14 in the caches at density 0.05, ours x best Highway in paired
 // rounds, three processes each: 0.69 to 0.99 against 1.03 to 1.47.)
-template <std::size_t W, class M>
-[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
+template <std::size_t W, bool Gather = false, class M>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_sparse_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
   constexpr auto w = static_cast<std::int64_t>(W);
   constexpr std::int64_t lanes = 64 / w, stretch = 1024;
@@ -772,10 +838,21 @@ compact_sparse_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
     while (whole > 0 && after < lanes)
       after += static_cast<std::int64_t>(_mm_popcnt_u64(bits[at][--whole]));
     const std::byte* src = in + i * w;
-    for (std::int64_t b = 0; b < whole; ++b)
-      if (bits[at][b] != 0)
-        dst = compress_block_whole_avx512<W>(src + 64 * w * b, bits[at][b], dst,
-                                             std::make_integer_sequence<unsigned, W>{});
+    for (std::int64_t b = 0; b < whole; ++b) {
+      const std::uint64_t k = bits[at][b];
+      // Gathered, an empty block goes through as any (it stores lanes that
+      // later stores overwrite, and adds nothing): a branch on it would be
+      // missed as often as blocks are empty.
+      if constexpr (Gather) {
+        if (static_cast<std::int64_t>(_mm_popcnt_u64(k)) <= lanes) {
+          dst = gather_block_whole_avx512<W>(src + 64 * w * b, k, dst);
+          continue;
+        }
+      }
+      if (k == 0) continue;
+      dst = compress_block_whole_avx512<W>(src + 64 * w * b, k, dst,
+                                           std::make_integer_sequence<unsigned, W>{});
+    }
     if (const std::int64_t from = 64 * whole; from < len)
       dst += w * compact_whole_avx512<W, Reach::cached>(src + from * w, mask + (i + from),
                                                         len - from, dst);
@@ -783,19 +860,23 @@ compact_sparse_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
   return (dst - out) / w;
 }
 
-// compact_avx512 with Avx512Store::whole in the caches (Reach::cached), as
-// the share that the input's first 512 entries keep says (eight mask tests,
-// where a count of the whole mask would read it twice): by stretches where
-// it is sparse (sparse_stretches), else compact_whole_avx512 testing as many
-// blocks ahead as blocks_ahead says. (AMD Zen 5, family 0x1A model 2, int32
-// 2^14 in the caches, three processes: the kernel so took 0.90 to 0.99 of the
-// time of the same loop called directly, at density 0.5 and 0.95, where both
-// test one block ahead.)
+// compact_avx512 with Avx512Store::whole in the caches (Reach::cached, or
+// Reach::gathered: `gather`), as the share that the input's first 512
+// entries keep says (eight mask tests, where a count of the whole mask would
+// read it twice): by stretches where it is sparse (sparse_stretches; gathered,
+// a wider band, each block's kept entries gathered into one vector), else
+// compact_whole_avx512 testing as many blocks ahead as blocks_ahead says. (AMD Zen 5, family 0x1A
+// model 2, int32 2^14 in the caches, three processes: the kernel so took 0.90 to 0.99 of the time
+// of the same loop called directly, at density 0.5 and 0.95, where both test one block ahead.)
 template <std::size_t W, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
-compact_cached_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
+compact_cached_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out,
+                      bool gather) noexcept {
   const std::int64_t probe = std::min<std::int64_t>(n, 512);
   const std::int64_t kept = count_avx512(mask, probe);
+  if constexpr (W != 1)
+    if (gather && sparse_stretches<W>(kept, probe, true))
+      return compact_sparse_avx512<W, true>(in, mask, n, out);
   if (sparse_stretches<W>(kept, probe)) return compact_sparse_avx512<W>(in, mask, n, out);
   return compact_whole_ahead_avx512<W, Reach::cached>(blocks_ahead<W>(kept, probe), in, mask, n,
                                                       out);
@@ -1226,7 +1307,7 @@ template <std::size_t W, Avx512Store S, class M>
     if (reach == Reach::in_order) return compact_whole_avx512<W, Reach::in_order>(in, mask, n, out);
     if (reach == Reach::carried) return compact_carried_avx512<W>(in, mask, n, out);
   }
-  const bool prefetch = reach != Reach::cached;
+  const bool prefetch = reach != Reach::cached && reach != Reach::gathered;
   constexpr auto w = static_cast<std::int64_t>(W);
   std::byte* dst = out;
   std::int64_t i = 0;
@@ -1255,7 +1336,7 @@ template <std::size_t W, Avx512Store S, class M>
     return compact_whole_avx512<W, Reach::beyond>(in, mask, n, out);
   else
     return prefetch ? compact_whole_avx512<W, Reach::beyond>(in, mask, n, out)
-                    : compact_cached_avx512<W>(in, mask, n, out);
+                    : compact_cached_avx512<W>(in, mask, n, out, reach == Reach::gathered);
 }
 
 }  // namespace detail

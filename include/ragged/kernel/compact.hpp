@@ -185,6 +185,12 @@ template <class M>
   return reads_in_order(cpu_features().id) ? Reach::in_order : Reach::beyond;
 }
 
+// How the level compacts in the caches: a sparse mask's blocks gathered
+// where the CPU runs that faster (gathers_sparse_blocks).
+[[nodiscard]] inline Reach cached_reach() noexcept {
+  return gathers_sparse_blocks(cpu_features().id) ? Reach::gathered : Reach::cached;
+}
+
 // How the level compacts an output beyond the caches where it writes
 // straight to it: streamed through L1 where the CPU runs that faster
 // (streams_through_l1), carried in a register where it reads in order
@@ -803,9 +809,10 @@ std::int64_t compact_lanes(const T* in, M mask, std::int64_t n, T* out, RowLanes
     return copy_runs(in, mask, Rows<std::int64_t>::uniform(1, n), out, inner, beyond);
   const auto fn = implementation<Bits>().compact[width_slot(how.width)];
   const bool carry_densest = beyond && how.width >= 4 && reads_in_order(cpu_features().id);
-  const Compaction<Bits> sparse{fn, beyond ? straight_reach() : Reach::cached},
-      half{fn, beyond ? beyond_reach() : Reach::cached}, most{fn, Reach::cached},
-      densest{fn, carry_densest ? straight_reach() : Reach::cached};
+  const Reach cached = cached_reach();
+  const Compaction<Bits> sparse{fn, beyond ? straight_reach() : cached},
+      half{fn, beyond ? beyond_reach() : cached}, most{fn, cached},
+      densest{fn, carry_densest ? straight_reach() : cached};
   const auto* src = reinterpret_cast<const std::byte*>(in);
   auto* dst = reinterpret_cast<std::byte*>(out);
   std::int64_t kept = 0;  // rows
@@ -865,7 +872,7 @@ T* compact(const T* in, M mask_in, std::int64_t n, T* out,
   // Rows of 2 to 8 lanes go through compact_part (compact_lanes) in one
   // call, in the caches or beyond them, never chunked: each call probes its mask.
   if (!detail::worth_streaming<T>(n, inner)) {
-    kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, detail::Reach::cached), in,
+    kept = detail::compact_part(detail::compaction_for<T, Kind>(inner, detail::cached_reach()), in,
                                 mask, n, out, inner, false);
   } else if (!detail::stage_outputs() || detail::lanes_for<T>(inner, n).count) {
     // Straight to the output in one pass (long runs still stream: run_copy).

@@ -37,8 +37,12 @@ namespace detail {
 ///   or holds runs, its output goes out in whole lines with non-temporal
 ///   stores, carried between them in a register (avx512.hpp,
 ///   compact_carried_avx512), unfenced: the caller calls stream_fence().
-///   Elsewhere as in_order.
-enum class Reach : unsigned char { cached, beyond, streamed, in_order, carried };
+///   Elsewhere as in_order;
+/// - gathered: as cached, where the level writes straight to the output
+///   (Avx512Store::whole), a sparse mask's blocks each gathered into one
+///   vector (avx512.hpp, gather_block_whole_avx512) on a CPU that runs that
+///   faster (cpu.hpp, gathers_sparse_blocks). Elsewhere as cached.
+enum class Reach : unsigned char { cached, beyond, streamed, in_order, carried, gathered };
 
 // How a compaction that reports as it goes (compact() with mask rows) hands
 // over what it read: after every report_entries entries, and after the last,
