@@ -151,11 +151,11 @@ struct CpuFeatures {
 /// and stores it once (kernel/avx512.hpp, gather_block_whole_avx512), rather
 /// than compressing and storing each of the block's vectors. Zen 5 (family
 /// 0x1A model 2, in the caches, x memcpy, the loop in the caches as it was
-/// against gathered, in one process): int32 2^14 density 0.02 to 0.25 1.11
-/// to 1.30 against 0.96 to 1.15; int16 2^15 0.05 to 0.25 1.40 to 1.71
-/// against 1.37 to 1.39; doubles 2^13 0.01 to 0.125 0.70 to 1.28 against
-/// 0.51 to 1.09. Zen 4 and Intel are not measured, and keep the loop as it
-/// was.
+/// against gathered, one process per width): int32 2^14 density 0.02 to
+/// 0.15 1.14 to 1.30 against 1.00 to 1.07; int16 2^15 0.05 to 0.15 1.55 to
+/// 1.71 against 1.37 to 1.39; doubles 2^13 0.01 to 0.125 0.70 to 1.28
+/// against 0.51 to 1.09. Zen 4 and Intel are not measured, and keep the loop
+/// as it was.
 [[nodiscard]] constexpr bool gathers_sparse_blocks(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::amd && id.family >= 0x1a;
 }
