@@ -867,11 +867,13 @@ compact_sparse_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
 // compact_avx512 with Avx512Store::whole in the caches (Reach::cached, or
 // Reach::gathered: `gather`), as the share that the input's first 512
 // entries keep says (eight mask tests, where a count of the whole mask would
-// read it twice): by stretches where it is sparse (sparse_stretches; gathered,
-// a wider band, each block's kept entries gathered into one vector), else
-// compact_whole_avx512 testing as many blocks ahead as blocks_ahead says. (AMD Zen 5, family 0x1A
-// model 2, int32 2^14 in the caches, three processes: the kernel so took 0.90 to 0.99 of the time
-// of the same loop called directly, at density 0.5 and 0.95, where both test one block ahead.)
+// read it twice): by stretches where it is sparse (sparse_stretches;
+// gathered, a wider band, each block's kept entries gathered into one
+// vector), else compact_whole_avx512 testing as many blocks ahead as
+// blocks_ahead says. (AMD Zen 5, family 0x1A model 2, int32 2^14 in the
+// caches, three processes: the kernel so took 0.90 to 0.99 of the time of
+// the same loop called directly, at density 0.5 and 0.95, where both test
+// one block ahead.)
 template <std::size_t W, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_cached_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out,
