@@ -723,9 +723,9 @@ TEST_CASE("the sparse loop in the caches: stretches whose next keeps fewer than 
 TEST_CASE("the gathering loop in the caches: blocks that keep up to a vector, and more") {
   // With Reach::gathered, where the first 512 entries keep density 1/64
   // (int32; int16 1/32, doubles 1/128) to 3/16 (int16, int32) or 1/8
-  // (doubles) (sparse_stretches with `gather`),
-  // each block of a stretch that keeps at most a vector's lanes has its kept
-  // entries gathered into one vector (gather_block_whole_avx512), and one
+  // (doubles) (sparse_stretches with `gather`), each block of a stretch that
+  // keeps at most a vector's lanes has its kept entries gathered into one
+  // vector (gather_block_whole_avx512), and one
   // that keeps more is compressed vector by vector. After such a first 512
   // entries, each block keeps 0, 1, a vector's lanes less one, exactly them,
   // one more, all 64, or a count at random, in random places, so that both
@@ -1324,9 +1324,9 @@ struct Seen {
 
 // A loop that reports (Implementation's compact_reporting, streamed, or
 // carried_reporting, where whole-vector stores run), called straight on a
-// short input: the output
-// bytes, and the counts its reports give at every position, each against the
-// plain definition; output at byte offset `off`. False on any difference.
+// short input: the output bytes, and the counts its reports give at every
+// position, each against the plain definition; output at byte offset `off`.
+// False on any difference.
 template <class M>
 bool check_reporting(std::size_t w, std::int64_t n, const std::vector<char>& m, M mask,
                      bool carried, std::size_t off) {

@@ -193,12 +193,13 @@ compress_block_whole_avx512(const std::byte* src, std::uint64_t bits, std::byte*
 // model 2, int32 2^14 in the caches, the kernel before and after in one
 // process, alternated, medians of 31, x memcpy: density 0.02 1.13 to 1.37
 // against 1.01 to 1.28, 0.05 1.62 to 1.65 against 1.22 to 1.23, 0.1 1.42 to
-// 1.43 against 1.00 to 1.01, 0.2 1.18 to 1.43 against 1.07 to 1.27, new x
-// old 0.70 to 0.94; a loop that only loads the same values and mask took
-// 0.93 to 0.95. With a branch past empty blocks, 0.05 took 1.31 to 1.32.
-// Blocks that keep more than a vector's lanes (density 0.5) would need
-// several gathers, each dearer than a compress: a loop of them took 1.13 to
-// 1.34x memcpy there against 1.20 to 1.22 for the kernel.)
+// 1.43 against 1.00 to 1.01, 0.2 (gathered while the band reached 1/4)
+// 1.18 to 1.43 against 1.07 to 1.27, new x old 0.70 to 0.94; a loop that
+// only loads the same values and mask took 0.93 to 0.95. With a branch past
+// empty blocks, 0.05 took 1.31 to 1.32. Blocks that keep more than a
+// vector's lanes (density 0.5) would need several gathers, each dearer than
+// a compress: a loop of them took 1.13 to 1.34x memcpy there against 1.20
+// to 1.22 for the kernel.)
 template <std::size_t W>
 [[gnu::target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt"),
   gnu::always_inline]] inline std::byte*
