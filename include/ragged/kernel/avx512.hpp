@@ -1285,6 +1285,45 @@ kept_limits_avx512(M mask, std::int64_t nrows, const Index* splits, Index* sp,
   return base;
 }
 
+// Block by block, each block's stores needing only its own mask (S: masked
+// or compress_store), each block requested ahead where `prefetch`.
+// Masks of whole blocks are loaded whole, and only the tail's (the last
+// block, or two) with a load masked to the input's end: masked loads, even
+// with every lane set, cost the loop in cache. (AMD Zen 5, family 0x1A model 2,
+// density 0.5, x memcpy, one process: 1-D int8 2^16 2.73 with every mask
+// load masked, 1.64 so; int32 2^14 with masked stores 1.81 against 1.34.)
+template <std::size_t W, Avx512Store S, class M>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
+  gnu::always_inline]] inline std::int64_t
+compact_blocks_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out,
+                      bool prefetch) noexcept {
+  constexpr auto w = static_cast<std::int64_t>(W);
+  std::byte* dst = out;
+  std::int64_t i = 0;
+  for (; n - i >= 64; i += 64) {
+    if (prefetch) prefetch_block<W>(in, mask, i);
+    dst = block_avx512<W, S, true>(in + i * w, mask_bits_avx512(mask + i, 64), dst, 0);
+  }
+  if (i < n) dst = block_avx512<W, S, false>(in + i * w, mask_bits_avx512(mask + i, n - i), dst, 0);
+  return (dst - out) / w;
+}
+
+// Whether, at the compress-store level in the caches, compress + masked
+// store runs faster than compress-store for entries of W bytes where the
+// first n entries keep `kept`: bytes always, int16 below density 7/8, int32
+// from 3/8 to 3/4, doubles never. (Intel family 6 model 167, 64 KiB in the
+// caches, masked x compress-store, medians of 31, three rounds: int8 0.48 to
+// 0.83 at every density; int16 0.78 to 0.91 from 0.05 to 0.8, 1.01 to 1.12
+// at 0.9 and 0.95; int32 0.88 to 0.96 from 0.4 to 0.7, 1.03 to 1.19 at 0.05
+// to 0.3 and 0.8 to 0.95; doubles 0.96 to 1.31.)
+template <std::size_t W>
+[[nodiscard]] constexpr bool masked_in_caches(std::int64_t kept, std::int64_t n) noexcept {
+  if constexpr (W == 1) return true;
+  if constexpr (W == 2) return 8 * kept < 7 * n;
+  if constexpr (W == 4) return 8 * kept >= 3 * n && 4 * kept < 3 * n;
+  return false;
+}
+
 // The kernel at AVX-512, block by block. Beyond the caches (every Reach but
 // cached) each block requests one ahead (prefetch_block). (A run-time flag,
 // not a template parameter, where the stores are masked: one function per
@@ -1315,30 +1354,31 @@ template <std::size_t W, Avx512Store S, class M>
     if (reach == Reach::carried) return compact_carried_avx512<W>(in, mask, n, out);
   }
   const bool prefetch = reach != Reach::cached && reach != Reach::gathered;
-  constexpr auto w = static_cast<std::int64_t>(W);
-  std::byte* dst = out;
-  std::int64_t i = 0;
-  // Masks of whole blocks are loaded whole, and only the tail's (the last
-  // block, or two) with a load masked to the input's end: masked loads, even
-  // with every lane set, cost the loop in cache. (AMD Zen 5, family 0x1A model 2,
-  // density 0.5, x memcpy, one process: 1-D int8 2^16 2.73 with every mask
-  // load masked, 1.64 so; int32 2^14 with masked stores 1.81 against 1.34.)
+  if constexpr (S != Avx512Store::whole) {
+    // In the caches, as the share that the first 512 entries keep says: on a
+    // CPU that gathers sparse blocks (Reach::gathered), a sparse mask by
+    // stretches, as with whole-vector stores (their whole stores stay inside
+    // the output here too); with compress-store, masked stores where they
+    // run faster (masked_in_caches).
+    if (!prefetch) {
+      const std::int64_t probe = std::min<std::int64_t>(n, 512);
+      const std::int64_t kept = count_avx512(mask, probe);
+      if constexpr (W != 1)
+        if (reach == Reach::gathered && sparse_stretches<W>(kept, probe, true))
+          return compact_sparse_avx512<W, true>(in, mask, n, out);
+      if constexpr (S == Avx512Store::compress_store)
+        if (masked_in_caches<W>(kept, probe))
+          return compact_blocks_avx512<W, Avx512Store::masked>(in, mask, n, out, false);
+    }
+  }
   // Bytes in the caches store masked even where whole vectors run: there a
   // whole store, which spans two lines wherever the output is not aligned,
   // costs more than it spares (AMD Zen 5, family 0x1A model 2, int8 2^16, x
   // memcpy: density 0.5 2.16 to 2.18 whole against 1.66 masked, 0.05 2.86
   // against 1.60).
-  if (S != Avx512Store::whole || (W == 1 && !prefetch)) {
-    // Each block's stores need only its own mask.
-    constexpr auto own = S == Avx512Store::whole ? Avx512Store::masked : S;
-    for (; n - i >= 64; i += 64) {
-      if (prefetch) prefetch_block<W>(in, mask, i);
-      dst = block_avx512<W, own, true>(in + i * w, mask_bits_avx512(mask + i, 64), dst, 0);
-    }
-    if (i < n)
-      dst = block_avx512<W, own, false>(in + i * w, mask_bits_avx512(mask + i, n - i), dst, 0);
-    return (dst - out) / w;
-  }
+  if (S != Avx512Store::whole || (W == 1 && !prefetch))
+    return compact_blocks_avx512 < W,
+           S == Avx512Store::whole ? Avx512Store::masked : S > (in, mask, n, out, prefetch);
   if constexpr (W == 1)  // bytes in the caches stored masked, above
     return compact_whole_avx512<W, Reach::beyond>(in, mask, n, out);
   else

@@ -191,6 +191,15 @@ template <class M>
   return gathers_sparse_blocks(cpu_features().id) ? Reach::gathered : Reach::cached;
 }
 
+// How a level that stages its output beyond the caches (stage_outputs)
+// compacts a chunk it writes straight to the output, sparse as it is
+// (compact_chunked, worth_staging): as beyond_reach() says, or as in the
+// caches, nothing requested ahead, where the CPU's prefetchers alone keep
+// such a loop at the pace of its reads (requests_unstaged_input).
+[[nodiscard]] inline Reach unstaged_reach() noexcept {
+  return requests_unstaged_input(cpu_features().id) ? beyond_reach() : Reach::cached;
+}
+
 // How the level compacts an output beyond the caches where it writes
 // straight to it: streamed through L1 where the CPU runs that faster
 // (streams_through_l1), carried in a register where it reads in order
@@ -604,6 +613,8 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   // Where the level writes straight to the output, its compaction may stream it.
   const auto fn =
       compaction_for<T, M>(inner, stream && !staged ? straight_reach() : beyond_reach());
+  // The chunks that such a level writes straight to the output, unstaged.
+  const Compaction<M> unstaged{fn.fn, stream && staged ? unstaged_reach() : fn.reach};
   const bool wide = active_isa() == Isa::avx512;  // one 64-byte non-temporal store per line
   const auto w = static_cast<std::size_t>(inner) * sizeof(T);
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
@@ -638,7 +649,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
       stream_copy(dst, stage, static_cast<std::size_t>(k) * w, wide);
       kept += k;
     } else {
-      kept += compact_part(fn, in + lo * inner, mask + lo, len, dst, inner, stream);
+      kept += compact_part(unstaged, in + lo * inner, mask + lo, len, dst, inner, stream);
     }
     stage_next = worth_staging<M>(kept - kept_before, len, w);
     after(lo, lo + len, kept_before, kept);
