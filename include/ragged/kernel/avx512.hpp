@@ -1314,8 +1314,9 @@ compact_blocks_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
 // from 3/8 to 3/4, doubles never. (Intel family 6 model 167, 64 KiB in the
 // caches, masked x compress-store, medians of 31, three rounds: int8 0.48 to
 // 0.83 at every density; int16 0.78 to 0.91 from 0.05 to 0.8, 1.01 to 1.12
-// at 0.9 and 0.95; int32 0.88 to 0.96 from 0.4 to 0.7, 1.03 to 1.19 at 0.05
-// to 0.3 and 0.8 to 0.95; doubles 0.96 to 1.31.)
+// at 0.9 and 0.95; int32 0.88 to 0.96 from 0.4 to 0.7, 0.97 to 1.19 from
+// 0.05 to 0.35 (0.99 at 0.35), 1.04 to 1.09 from 0.8 to 0.95; doubles 0.96
+// to 1.31; beyond the caches 0.99 to 1.04 everywhere.)
 template <std::size_t W>
 [[nodiscard]] constexpr bool masked_in_caches(std::int64_t kept, std::int64_t n) noexcept {
   if constexpr (W == 1) return true;
@@ -1325,7 +1326,9 @@ template <std::size_t W>
 }
 
 // The kernel at AVX-512, block by block. Beyond the caches (every Reach but
-// cached) each block requests one ahead (prefetch_block). (A run-time flag,
+// cached and gathered) each block requests one ahead (prefetch_block); in
+// them the masked and compress-store levels choose by what the first 512
+// entries keep (gathered stretches, masked stores: below). (A run-time flag,
 // not a template parameter, where the stores are masked: one function per
 // width and store, not two, for a branch per block that is always predicted.)
 // With Avx512Store::whole, streamed outputs go out through L1
@@ -1360,7 +1363,7 @@ template <std::size_t W, Avx512Store S, class M>
     // stretches, as with whole-vector stores (their whole stores stay inside
     // the output here too); with compress-store, masked stores where they
     // run faster (masked_in_caches).
-    if (!prefetch) {
+    if (!prefetch && (reach == Reach::gathered || S == Avx512Store::compress_store)) {
       const std::int64_t probe = std::min<std::int64_t>(n, 512);
       const std::int64_t kept = count_avx512(mask, probe);
       if constexpr (W != 1)

@@ -156,9 +156,9 @@ struct CpuFeatures {
 /// 1.71 against 1.37 to 1.39; doubles 2^13 0.01 to 0.125 0.70 to 1.28
 /// against 0.51 to 1.09. Intel's cores with a fast compress-store
 /// (cpu_has_fast_compress_store) gather too, at the compress-store level
-/// (family 6 model 167, int32 2^14, x memcpy: density 0.05 0.56 against 0.73
-/// to 0.78, 0.1 0.68 against 0.96). Zen 4 is not measured, and keeps the
-/// loop as it was.
+/// (family 6 model 167, int32 2^14, x memcpy: density 0.05 0.56 to 0.61
+/// against 0.73 to 0.78, 0.1 0.56 to 0.68 against 0.79 to 0.96). Zen 4 is
+/// not measured, and keeps the loop as it was.
 [[nodiscard]] constexpr bool gathers_sparse_blocks(const CpuId& id) noexcept {
   if (id.vendor == CpuId::Vendor::intel) return cpu_has_fast_compress_store(id);
   return id.vendor == CpuId::Vendor::amd && id.family >= 0x1a;
@@ -173,7 +173,7 @@ struct CpuFeatures {
 /// unread. Staged chunks, whose non-temporal stores pause the reads, still
 /// request ahead. (Family 6 model 167, 1-D int32 2^26 in chunks of 2048
 /// entries, straight to the output, x memcpy, one process, medians of 9 to
-/// 15: density 0.05 0.92 to 0.94 without requests against 1.04 to 1.07 with
+/// 15: density 0.05 0.93 to 0.94 without requests against 1.04 to 1.07 with
 /// them, Highway's CompressStore loop 0.92 to 0.94, a loop that only reads
 /// 0.99 to 1.01; density 0.001 0.35 against 0.99; staged, density 0.5, 1.41
 /// without against 1.27 with.) Elsewhere, and on Intel's older cores, not

@@ -38,10 +38,9 @@ namespace detail {
 ///   stores, carried between them in a register (avx512.hpp,
 ///   compact_carried_avx512), unfenced: the caller calls stream_fence().
 ///   Elsewhere as in_order;
-/// - gathered: as cached, where the level writes straight to the output
-///   (Avx512Store::whole), a sparse mask's blocks each gathered into one
-///   vector (avx512.hpp, gather_block_whole_avx512) on a CPU that runs that
-///   faster (cpu.hpp, gathers_sparse_blocks). Elsewhere as cached.
+/// - gathered: as cached, at AVX-512 a sparse mask's blocks each gathered
+///   into one vector (avx512.hpp, gather_block_whole_avx512), on a CPU that
+///   runs that faster (cpu.hpp, gathers_sparse_blocks). Elsewhere as cached.
 enum class Reach : unsigned char { cached, beyond, streamed, in_order, carried, gathered };
 
 // How a compaction that reports as it goes (compact() with mask rows) hands
