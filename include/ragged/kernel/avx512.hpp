@@ -865,10 +865,22 @@ compact_sparse_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* ou
   return (dst - out) / w;
 }
 
+// What a call's first entries keep, by which the loops in the caches choose
+// theirs: the first 512 (eight mask tests, where a count of the whole mask
+// would read it twice), or all where fewer.
+struct Probe {
+  std::int64_t kept = 0, n = 0;
+};
+template <class M>
+[[gnu::target("avx512f,avx512bw,bmi2,popcnt"), gnu::always_inline]] inline Probe probe_avx512(
+    M mask, std::int64_t n) noexcept {
+  const std::int64_t first = std::min<std::int64_t>(n, 512);
+  return {count_avx512(mask, first), first};
+}
+
 // compact_avx512 with Avx512Store::whole in the caches (Reach::cached, or
-// Reach::gathered: `gather`), as the share that the input's first 512
-// entries keep says (eight mask tests, where a count of the whole mask would
-// read it twice): by stretches where it is sparse (sparse_stretches;
+// Reach::gathered: `gather`), as what the first entries keep says
+// (probe_avx512): by stretches where it is sparse (sparse_stretches;
 // gathered, a wider band, each block's kept entries gathered into one
 // vector), else compact_whole_avx512 testing as many blocks ahead as
 // blocks_ahead says. (AMD Zen 5, family 0x1A model 2, int32 2^14 in the
@@ -879,14 +891,13 @@ template <std::size_t W, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]] std::int64_t
 compact_cached_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out,
                       bool gather) noexcept {
-  const std::int64_t probe = std::min<std::int64_t>(n, 512);
-  const std::int64_t kept = count_avx512(mask, probe);
+  const Probe first = probe_avx512(mask, n);
   if constexpr (W != 1)
-    if (gather && sparse_stretches<W>(kept, probe, true))
+    if (gather && sparse_stretches<W>(first.kept, first.n, true))
       return compact_sparse_avx512<W, true>(in, mask, n, out);
-  if (sparse_stretches<W>(kept, probe)) return compact_sparse_avx512<W>(in, mask, n, out);
-  return compact_whole_ahead_avx512<W, Reach::cached>(blocks_ahead<W>(kept, probe), in, mask, n,
-                                                      out);
+  if (sparse_stretches<W>(first.kept, first.n)) return compact_sparse_avx512<W>(in, mask, n, out);
+  return compact_whole_ahead_avx512<W, Reach::cached>(blocks_ahead<W>(first.kept, first.n), in,
+                                                      mask, n, out);
 }
 
 // Requests the lines of the block of 64 entries at entry `at` (W bytes each)
@@ -1358,19 +1369,18 @@ template <std::size_t W, Avx512Store S, class M>
   }
   const bool prefetch = reach != Reach::cached && reach != Reach::gathered;
   if constexpr (S != Avx512Store::whole) {
-    // In the caches, as the share that the first 512 entries keep says: on a
+    // In the caches, as what the first entries keep says (probe_avx512): on a
     // CPU that gathers sparse blocks (Reach::gathered), a sparse mask by
     // stretches, as with whole-vector stores (their whole stores stay inside
     // the output here too); with compress-store, masked stores where they
     // run faster (masked_in_caches).
     if (!prefetch && (reach == Reach::gathered || S == Avx512Store::compress_store)) {
-      const std::int64_t probe = std::min<std::int64_t>(n, 512);
-      const std::int64_t kept = count_avx512(mask, probe);
+      const Probe first = probe_avx512(mask, n);
       if constexpr (W != 1)
-        if (reach == Reach::gathered && sparse_stretches<W>(kept, probe, true))
+        if (reach == Reach::gathered && sparse_stretches<W>(first.kept, first.n, true))
           return compact_sparse_avx512<W, true>(in, mask, n, out);
       if constexpr (S == Avx512Store::compress_store)
-        if (masked_in_caches<W>(kept, probe))
+        if (masked_in_caches<W>(first.kept, first.n))
           return compact_blocks_avx512<W, Avx512Store::masked>(in, mask, n, out, false);
     }
   }
@@ -1379,9 +1389,9 @@ template <std::size_t W, Avx512Store S, class M>
   // costs more than it spares (AMD Zen 5, family 0x1A model 2, int8 2^16, x
   // memcpy: density 0.5 2.16 to 2.18 whole against 1.66 masked, 0.05 2.86
   // against 1.60).
+  constexpr auto own = S == Avx512Store::whole ? Avx512Store::masked : S;
   if (S != Avx512Store::whole || (W == 1 && !prefetch))
-    return compact_blocks_avx512 < W,
-           S == Avx512Store::whole ? Avx512Store::masked : S > (in, mask, n, out, prefetch);
+    return compact_blocks_avx512<W, own>(in, mask, n, out, prefetch);
   if constexpr (W == 1)  // bytes in the caches stored masked, above
     return compact_whole_avx512<W, Reach::beyond>(in, mask, n, out);
   else
