@@ -375,7 +375,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
   bool all_ok = true;
   for (const bool bits : {false, true})
     for (const Reach reach : {Reach::cached, Reach::beyond, Reach::streamed, Reach::in_order,
-                              Reach::carried, Reach::gathered}) {
+                              Reach::carried, Reach::gathered, Reach::into_l2}) {
       std::vector<unsigned char> out(out_off + want.size() + 64, 0xAB);
       const auto* src = in.data() + in_off;
       auto* dst = out.data() + out_off;
@@ -408,6 +408,7 @@ bool check_one(std::size_t w, std::int64_t n, std::int64_t inner, std::size_t in
                        : reach == Reach::in_order ? ", the loop reading every block in order"
                        : reach == Reach::carried  ? ", the loop carrying its output in a register"
                        : reach == Reach::gathered ? ", the loop in the caches gathering blocks"
+                       : reach == Reach::into_l2  ? ", the loop requesting its input into L2"
                                                   : "")
                    << ", width " << w << ", n " << n << ", inner " << inner << ", in offset "
                    << in_off << ", out offset " << out_off << ", kept " << kept << ", counted "
@@ -1510,6 +1511,49 @@ TEST_CASE("beyond the caches, a chunk is staged where its output is an eighth of
   STATIC_REQUIRE(!worth_staging<Bits>(263, 2048, 4));
 }
 
+TEST_CASE("the line stage writes each stretch exactly, whole lines streamed, nothing else") {
+  // Stretches of random lengths (none, under a line, many lines) through one
+  // LineStage, at every offset of the output's first byte in its line, with
+  // flushes between some: the output is their concatenation, and the bytes
+  // before and after it are untouched.
+  using ragged::kernel::detail::LineStage;
+  constexpr std::size_t most = 1024;
+  const bool wide = ragged::kernel::active_isa() == ragged::kernel::Isa::avx512;
+  std::mt19937 rng(7);
+  for (std::size_t line_offset = 0; line_offset < 64; ++line_offset)
+    for (int round = 0; round < 8; ++round) {
+      std::vector<unsigned char> want;
+      std::vector<unsigned char> out(64 + 64 + 64 * most + 64, 0xAB);
+      // The output's first byte `line_offset` bytes into a line.
+      const auto offset =
+          ((64 - (reinterpret_cast<std::uintptr_t>(out.data()) & 63)) & 63) + line_offset;
+      auto* const first = reinterpret_cast<std::byte*>(out.data() + offset);
+      LineStage<most> stage;
+      for (int stretch = 0; stretch < 48; ++stretch) {
+        const auto pick = rng() % 8;
+        const std::size_t len = pick == 0 ? 0 : pick < 4 ? rng() % 64 : rng() % (most + 1);
+        if (want.size() + len > 64 * (most - 1)) break;
+        auto* at = stage.at(first + want.size());
+        for (std::size_t b = 0; b < len; ++b) {
+          const auto v = static_cast<unsigned char>(rng());
+          at[b] = std::byte{v};
+          want.push_back(v);
+        }
+        stage.wrote(len, wide);
+        if (rng() % 6 == 0) stage.flush();
+      }
+      stage.flush();
+      ragged::kernel::detail::stream_fence();
+      INFO("line offset " << line_offset << ", round " << round << ", bytes " << want.size());
+      CHECK(
+          std::equal(want.begin(), want.end(), out.begin() + static_cast<std::ptrdiff_t>(offset)));
+      CHECK(std::all_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(offset),
+                        [](unsigned char c) { return c == 0xAB; }));
+      CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(offset + want.size()), out.end(),
+                        [](unsigned char c) { return c == 0xAB; }));
+    }
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 TEST_CASE("in the caches, the compress-store level stores masked where that runs faster") {
   // By the share that the first entries keep: bytes always, int16 below 7/8,
@@ -1588,6 +1632,14 @@ TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX
   STATIC_REQUIRE(requests_unstaged_input({V::amd, 0x1a, 0x02, false}));
   STATIC_REQUIRE(requests_unstaged_input({V::amd, 0x19, 0x11, false}));
   STATIC_REQUIRE(requests_unstaged_input({V::other, 6, 143, true}));
+  // Those same Intel cores request the input into L2 (Reach::into_l2).
+  using ragged::kernel::requests_into_l2;
+  STATIC_REQUIRE(requests_into_l2({V::intel, 6, 143, false}));
+  STATIC_REQUIRE(requests_into_l2({V::intel, 6, 167, true}));
+  STATIC_REQUIRE(!requests_into_l2({V::intel, 6, 106, false}));
+  STATIC_REQUIRE(!requests_into_l2({V::amd, 0x1a, 0x02, false}));
+  STATIC_REQUIRE(!requests_into_l2({V::amd, 0x19, 0x11, false}));
+  STATIC_REQUIRE(!requests_into_l2({V::other, 6, 143, true}));
   // What this machine got is the rule applied to its CPUID.
   const auto& f = ragged::kernel::cpu_features();
   if (f.avx512) CHECK(f.avx512_store == choose_avx512_store(f.id));

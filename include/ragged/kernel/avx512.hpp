@@ -327,17 +327,34 @@ inline constexpr std::int64_t values_ahead =
 // well took int32 at density 0.95 1.25, one round.) region_bytes and
 // region_lead are in stream.hpp: row selection requests regions too
 // (compact.hpp, copy_runs_queued).
-
-template <std::size_t W, bool MaskLoadedAhead = false, class M>
+//
+// IntoL2 (Reach::into_l2, on the CPUs that cpu.hpp's requests_into_l2 names):
+// the values are requested into L2 4 KiB ahead whatever their width, again
+// into L1 1 KiB ahead, and no region is. Requests into L1 from far ahead each
+// hold one of its few fill buffers until the line arrives from memory, so it
+// seems, and bound how many lines a core has in flight; the second request
+// finds the line in L2. (Intel family 6 model 167, 1-D 2^28 bytes beyond the
+// caches, staged (compact.hpp, compact_chunked), x every request into L1 as
+// above, one process each, medians of 9: int32 density 0.5 0.86 to 0.89, 0.95
+// 0.90 to 0.92, runs of 1..1024 alike 0.88 to 0.93; int8 and int16 0.5 0.84
+// to 0.87; doubles 0.5 0.78 to 0.86. Into L2 alone: int32 0.5 0.84 to 0.85,
+// 0.95 0.86 to 0.90, but runs of 1..1024 1.03 to 1.10, where whole blocks
+// are copied at the pace of L1; into L2 with the region request too, 0.5
+// 0.91 to 0.94; 8 KiB ahead 1.05 to 1.12 x 4; the mask into L2, the same.)
+template <std::size_t W, bool MaskLoadedAhead = false, bool IntoL2 = false, class M>
 [[gnu::always_inline]] inline void prefetch_block(const std::byte* in, M mask, std::int64_t i,
                                                   std::uint64_t bits_ahead = ~0ull) noexcept {
-  constexpr std::int64_t ahead = values_ahead<W>;
+  constexpr std::int64_t ahead = IntoL2 ? 4096 / static_cast<std::int64_t>(W) : values_ahead<W>;
   constexpr std::int64_t mask_ahead =
       std::max<std::int64_t>(2048, ahead + 1024) + (MaskLoadedAhead ? ahead : 0);
   const auto w = static_cast<std::int64_t>(W);
   const std::int64_t lines = bits_ahead != 0 ? w : 1;
-  for (std::int64_t c = 0; c < lines; ++c) prefetch_ahead(in, (i + ahead) * w + c * 64);
-  if ((i * w) % region_bytes == 0) prefetch_ahead(in, i * w + region_lead);
+  for (std::int64_t c = 0; c < lines; ++c) prefetch_ahead<IntoL2>(in, (i + ahead) * w + c * 64);
+  if constexpr (IntoL2) {
+    for (std::int64_t c = 0; c < lines; ++c) prefetch_ahead(in, i * w + 1024 + c * 64);
+  } else if ((i * w) % region_bytes == 0) {
+    prefetch_ahead(in, i * w + region_lead);
+  }
   if constexpr (std::is_same_v<M, Bits>) {
     if (i % 512 == 0)  // one line of bits covers 512 entries
       prefetch_ahead(mask.data, (mask.offset + i + mask_ahead) / 8);
@@ -1297,22 +1314,24 @@ kept_limits_avx512(M mask, std::int64_t nrows, const Index* splits, Index* sp,
 }
 
 // Block by block, each block's stores needing only its own mask (S: masked
-// or compress_store), each block requested ahead where `prefetch`.
+// or compress_store), each block requested ahead where R is beyond the caches
+// (Reach::beyond, or into L2: Reach::into_l2), nothing requested where it is
+// Reach::cached.
 // Masks of whole blocks are loaded whole, and only the tail's (the last
 // block, or two) with a load masked to the input's end: masked loads, even
 // with every lane set, cost the loop in cache. (AMD Zen 5, family 0x1A model 2,
 // density 0.5, x memcpy, one process: 1-D int8 2^16 2.73 with every mask
 // load masked, 1.64 so; int32 2^14 with masked stores 1.81 against 1.34.)
-template <std::size_t W, Avx512Store S, class M>
+template <std::size_t W, Avx512Store S, Reach R, class M>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt"),
   gnu::always_inline]] inline std::int64_t
-compact_blocks_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out,
-                      bool prefetch) noexcept {
+compact_blocks_avx512(const std::byte* in, M mask, std::int64_t n, std::byte* out) noexcept {
+  static_assert(R == Reach::cached || R == Reach::beyond || R == Reach::into_l2);
   constexpr auto w = static_cast<std::int64_t>(W);
   std::byte* dst = out;
   std::int64_t i = 0;
   for (; n - i >= 64; i += 64) {
-    if (prefetch) prefetch_block<W>(in, mask, i);
+    if constexpr (R != Reach::cached) prefetch_block<W, false, R == Reach::into_l2>(in, mask, i);
     dst = block_avx512<W, S, true>(in + i * w, mask_bits_avx512(mask + i, 64), dst, 0);
   }
   if (i < n) dst = block_avx512<W, S, false>(in + i * w, mask_bits_avx512(mask + i, n - i), dst, 0);
@@ -1339,9 +1358,12 @@ template <std::size_t W>
 // The kernel at AVX-512, block by block. Beyond the caches (every Reach but
 // cached and gathered) each block requests one ahead (prefetch_block); in
 // them the masked and compress-store levels choose by what the first 512
-// entries keep (gathered stretches, masked stores: below). (A run-time flag,
-// not a template parameter, where the stores are masked: one function per
-// width and store, not two, for a branch per block that is always predicted.)
+// entries keep (gathered stretches, masked stores: below). (Where the stores
+// are masked, one block loop per Reach it tells apart, none testing a flag per
+// block. Intel family 6 model 167, 1-D int32 2^26 straight to the output at
+// density 0.05 and 0.001, one process each, x the one loop of before, which
+// tested whether to request: 1.02 to 1.04 with a second flag for into_l2,
+// 0.95 to 1.00 so.)
 // With Avx512Store::whole, streamed outputs go out through L1
 // (compact_stream_avx512), Reach::in_order inputs are read block by block
 // with no requests (compact_whole_avx512), and Reach::carried outputs are
@@ -1381,7 +1403,7 @@ template <std::size_t W, Avx512Store S, class M>
           return compact_sparse_avx512<W, true>(in, mask, n, out);
       if constexpr (S == Avx512Store::compress_store)
         if (masked_in_caches<W>(first.kept, first.n))
-          return compact_blocks_avx512<W, Avx512Store::masked>(in, mask, n, out, false);
+          return compact_blocks_avx512<W, Avx512Store::masked, Reach::cached>(in, mask, n, out);
     }
   }
   // Bytes in the caches store masked even where whole vectors run: there a
@@ -1390,8 +1412,12 @@ template <std::size_t W, Avx512Store S, class M>
   // memcpy: density 0.5 2.16 to 2.18 whole against 1.66 masked, 0.05 2.86
   // against 1.60).
   constexpr auto own = S == Avx512Store::whole ? Avx512Store::masked : S;
-  if (S != Avx512Store::whole || (W == 1 && !prefetch))
-    return compact_blocks_avx512<W, own>(in, mask, n, out, prefetch);
+  if (S != Avx512Store::whole || (W == 1 && !prefetch)) {
+    if (!prefetch) return compact_blocks_avx512<W, own, Reach::cached>(in, mask, n, out);
+    if (reach == Reach::into_l2)
+      return compact_blocks_avx512<W, own, Reach::into_l2>(in, mask, n, out);
+    return compact_blocks_avx512<W, own, Reach::beyond>(in, mask, n, out);
+  }
   if constexpr (W == 1)  // bytes in the caches stored masked, above
     return compact_whole_avx512<W, Reach::beyond>(in, mask, n, out);
   else

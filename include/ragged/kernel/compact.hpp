@@ -180,9 +180,14 @@ template <class M>
 
 // How the level reads an input beyond the caches: in order, with no gaps
 // and no requests ahead, where the CPU's prefetcher streams only that
-// (reads_in_order; the loops that do not write straight read it as beyond).
+// (reads_in_order; the loops that do not write straight read it as beyond);
+// its values requested into L2 where the CPU reads faster so
+// (requests_into_l2).
 [[nodiscard]] inline Reach beyond_reach() noexcept {
-  return reads_in_order(cpu_features().id) ? Reach::in_order : Reach::beyond;
+  const auto id = cpu_features().id;
+  return reads_in_order(id)     ? Reach::in_order
+         : requests_into_l2(id) ? Reach::into_l2
+                                : Reach::beyond;
 }
 
 // How the level compacts in the caches: a sparse mask's blocks gathered
@@ -637,7 +642,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   // stay open across rows, chunks of four rows took 1.08 to 1.14 x
   // Highway's best loop, paired, against 1.01 to 1.04 a row each.)
   if ((!staged || !stream) && row_length >= chunk) chunk = row_length;
-  alignas(64) std::byte stage[stage_bytes];
+  LineStage<stage_bytes> stage;
   std::int64_t kept = 0;
   bool stage_next = true;
   for (std::int64_t lo = 0; lo < n; lo += chunk) {
@@ -645,15 +650,18 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
     T* dst = out + kept * inner;
     const auto kept_before = kept;
     if (fn && stream && staged && stage_next) {
-      const auto k = fn(reinterpret_cast<const std::byte*>(in + lo * inner), mask + lo, len, stage);
-      stream_copy(dst, stage, static_cast<std::size_t>(k) * w, wide);
+      const auto k = fn(reinterpret_cast<const std::byte*>(in + lo * inner), mask + lo, len,
+                        stage.at(reinterpret_cast<std::byte*>(dst)));
+      stage.wrote(static_cast<std::size_t>(k) * w, wide);
       kept += k;
     } else {
+      stage.flush();
       kept += compact_part(unstaged, in + lo * inner, mask + lo, len, dst, inner, stream);
     }
     stage_next = worth_staging<M>(kept - kept_before, len, w);
     after(lo, lo + len, kept_before, kept);
   }
+  stage.flush();
   if (stream) stream_fence();
   return kept;
 }
