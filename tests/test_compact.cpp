@@ -1623,15 +1623,15 @@ TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX
   STATIC_REQUIRE(!gathers_sparse_blocks({V::intel, 6, 167, false}));
   STATIC_REQUIRE(!gathers_sparse_blocks({V::amd, 0x19, 0x11, false}));
   STATIC_REQUIRE(!gathers_sparse_blocks({V::other, 0x1a, 0x02, true}));
-  // Sparse chunks written straight to an output beyond the caches, unstaged,
-  // request nothing ahead on those same Intel cores only.
-  using ragged::kernel::requests_unstaged_input;
-  STATIC_REQUIRE(!requests_unstaged_input({V::intel, 6, 143, false}));
-  STATIC_REQUIRE(!requests_unstaged_input({V::intel, 6, 167, true}));
-  STATIC_REQUIRE(requests_unstaged_input({V::intel, 6, 106, false}));
-  STATIC_REQUIRE(requests_unstaged_input({V::amd, 0x1a, 0x02, false}));
-  STATIC_REQUIRE(requests_unstaged_input({V::amd, 0x19, 0x11, false}));
-  STATIC_REQUIRE(requests_unstaged_input({V::other, 6, 143, true}));
+  // The sparsest chunks written straight to an output beyond the caches,
+  // unstaged, request nothing ahead on those same Intel cores only.
+  using ragged::kernel::requests_sparsest_input;
+  STATIC_REQUIRE(!requests_sparsest_input({V::intel, 6, 143, false}));
+  STATIC_REQUIRE(!requests_sparsest_input({V::intel, 6, 167, true}));
+  STATIC_REQUIRE(requests_sparsest_input({V::intel, 6, 106, false}));
+  STATIC_REQUIRE(requests_sparsest_input({V::amd, 0x1a, 0x02, false}));
+  STATIC_REQUIRE(requests_sparsest_input({V::amd, 0x19, 0x11, false}));
+  STATIC_REQUIRE(requests_sparsest_input({V::other, 6, 143, true}));
   // Those same Intel cores request the input into L2 (Reach::into_l2).
   using ragged::kernel::requests_into_l2;
   STATIC_REQUIRE(requests_into_l2({V::intel, 6, 143, false}));

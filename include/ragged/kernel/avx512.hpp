@@ -335,12 +335,14 @@ inline constexpr std::int64_t values_ahead =
 // seems, and bound how many lines a core has in flight; the second request
 // finds the line in L2. (Intel family 6 model 167, 1-D 2^28 bytes beyond the
 // caches, staged (compact.hpp, compact_chunked), x every request into L1 as
-// above, one process each, medians of 9: int32 density 0.5 0.86 to 0.89, 0.95
-// 0.90 to 0.92, runs of 1..1024 alike 0.88 to 0.93; int8 and int16 0.5 0.84
-// to 0.87; doubles 0.5 0.78 to 0.86. Into L2 alone: int32 0.5 0.84 to 0.85,
-// 0.95 0.86 to 0.90, but runs of 1..1024 1.03 to 1.10, where whole blocks
-// are copied at the pace of L1; into L2 with the region request too, 0.5
-// 0.91 to 0.94; 8 KiB ahead 1.05 to 1.12 x 4; the mask into L2, the same.)
+// above, with the stage's whole lines (stream.hpp, LineStage), one process
+// each, medians of 9: int32 density 0.5 0.85 to 0.86, 0.95 0.90 to 0.92,
+// runs of 1..1024 alike 0.90 to 0.91; int8 and int16 0.5 0.84; doubles 0.5
+// 0.84 to 0.86. Into L2 alone: int32 0.5 0.84 to 0.85, 0.95 0.86 to 0.92,
+// but runs of 1..1024 1.03 to 1.10, where whole blocks are copied at the
+// pace of L1; into L2 with the region request too, 0.5 0.91 to 0.93; 8 KiB
+// ahead 1.05 to 1.12 x 4; the mask into L2 too, the same. docs/performance.md,
+// "Intel model 167: whole lines out of the stage", has the rest.)
 template <std::size_t W, bool MaskLoadedAhead = false, bool IntoL2 = false, class M>
 [[gnu::always_inline]] inline void prefetch_block(const std::byte* in, M mask, std::int64_t i,
                                                   std::uint64_t bits_ahead = ~0ull) noexcept {

@@ -197,12 +197,13 @@ template <class M>
 }
 
 // How a level that stages its output beyond the caches (stage_outputs)
-// compacts a chunk it writes straight to the output, sparse as it is
-// (compact_chunked, worth_staging): as beyond_reach() says, or as in the
-// caches, nothing requested ahead, where the CPU's prefetchers alone keep
-// such a loop at the pace of its reads (requests_unstaged_input).
-[[nodiscard]] inline Reach unstaged_reach() noexcept {
-  return requests_unstaged_input(cpu_features().id) ? beyond_reach() : Reach::cached;
+// compacts a chunk it writes straight to the output, sparse as it is, where
+// the chunk before it kept under 1/64 of its entries (compact_chunked): as
+// beyond_reach() says, or as in the caches, nothing requested ahead and empty
+// blocks skipped unread, where requests would fetch the blocks it skips
+// (requests_sparsest_input).
+[[nodiscard]] inline Reach sparsest_reach() noexcept {
+  return requests_sparsest_input(cpu_features().id) ? beyond_reach() : Reach::cached;
 }
 
 // How the level compacts an output beyond the caches where it writes
@@ -605,7 +606,8 @@ template <class M>
 // end), `after(lo, end, kept_before, kept_after)` sees how many rows had been
 // kept before it and after it.
 // Whether a chunk is staged follows what the chunk before it kept
-// (worth_staging): sparse masks write straight to the output. Where the level
+// (worth_staging): sparse masks write straight to the output, the sparsest
+// as sparsest_reach() says. Where the level
 // writes straight to the output (writes_straight), no chunk is staged: each
 // is compacted as straight_reach() says, and where the caller reports at the
 // bounds of uniform rows (`row_length`, 0 for none) at least a chunk long,
@@ -618,8 +620,10 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   // Where the level writes straight to the output, its compaction may stream it.
   const auto fn =
       compaction_for<T, M>(inner, stream && !staged ? straight_reach() : beyond_reach());
-  // The chunks that such a level writes straight to the output, unstaged.
-  const Compaction<M> unstaged{fn.fn, stream && staged ? unstaged_reach() : fn.reach};
+  // The chunks that such a level writes straight to the output, unstaged,
+  // and those of them after a chunk that kept under 1/64 of its entries.
+  const Compaction<M> unstaged{fn.fn, stream && staged ? beyond_reach() : fn.reach},
+      sparsest{fn.fn, stream && staged ? sparsest_reach() : fn.reach};
   const bool wide = active_isa() == Isa::avx512;  // one 64-byte non-temporal store per line
   const auto w = static_cast<std::size_t>(inner) * sizeof(T);
   const auto row_bytes = std::max<std::int64_t>(1, inner * static_cast<std::int64_t>(sizeof(T)));
@@ -644,7 +648,7 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
   if ((!staged || !stream) && row_length >= chunk) chunk = row_length;
   LineStage<stage_bytes> stage;
   std::int64_t kept = 0;
-  bool stage_next = true;
+  bool stage_next = true, sparsest_next = false;
   for (std::int64_t lo = 0; lo < n; lo += chunk) {
     const auto len = std::min(chunk, n - lo);
     T* dst = out + kept * inner;
@@ -656,9 +660,11 @@ std::int64_t compact_chunked(const T* in, M mask, std::int64_t n, T* out, std::i
       kept += k;
     } else {
       stage.flush();
-      kept += compact_part(unstaged, in + lo * inner, mask + lo, len, dst, inner, stream);
+      kept += compact_part(sparsest_next ? sparsest : unstaged, in + lo * inner, mask + lo, len,
+                           dst, inner, stream);
     }
     stage_next = worth_staging<M>(kept - kept_before, len, w);
+    sparsest_next = 64 * (kept - kept_before) < len;
     after(lo, lo + len, kept_before, kept);
   }
   stage.flush();

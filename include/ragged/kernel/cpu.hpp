@@ -167,18 +167,20 @@ struct CpuFeatures {
 /// Whether a loop that compacts a chunk straight into an output beyond the
 /// caches, at a level that stages dense chunks in L1 (compact.hpp,
 /// compact_chunked: a sparse chunk, not worth_staging), requests its input
-/// ahead (prefetch_block). Not on Intel's cores with a fast compress-store:
-/// there the hardware prefetchers alone keep such a loop at the pace of a
-/// loop that only reads, and requests slow it; an empty block is then skipped
-/// unread. Staged chunks, whose non-temporal stores pause the reads, still
-/// request ahead. (Family 6 model 167, 1-D int32 2^26 in chunks of 2048
-/// entries, straight to the output, x memcpy, one process, medians of 9 to
-/// 15: density 0.05 0.93 to 0.94 without requests against 1.04 to 1.07 with
-/// them, Highway's CompressStore loop 0.92 to 0.94, a loop that only reads
-/// 0.99 to 1.01; density 0.001 0.35 against 0.99; staged, density 0.5, 1.41
-/// without against 1.27 with.) Elsewhere, and on Intel's older cores, not
-/// measured: they request, as before.
-[[nodiscard]] constexpr bool requests_unstaged_input(const CpuId& id) noexcept {
+/// ahead (prefetch_block) where the chunk before it kept under 1/64 of its
+/// entries. Not on Intel's cores with a fast compress-store: there nearly
+/// every block of such a chunk keeps nothing and is skipped unread, and the
+/// requests would fetch what it skips; sparse chunks that keep more request
+/// their input into L2 (requests_into_l2). (Family 6 model 167, 1-D int32
+/// 2^26 in chunks of 2048 entries, straight to the output, x memcpy, one
+/// process, medians of 9 to 15: density 0.001 0.35 without requests against
+/// 0.99 with requests into L1. Requests into L2 x none, one process each,
+/// medians of 9 to 11: int32 density 0.003 1.58, 0.005 1.30, 0.0075 1.08,
+/// 0.01 0.94, 0.02 0.90, 0.03 to 0.1 0.96 to 0.98; doubles 0.005 1.51, 0.01
+/// 1.01, 0.02 0.83, 0.05 0.93; int8 0.005 1.02, 0.02 0.85, 0.05 0.92.)
+/// Elsewhere, and on Intel's older cores, not measured: they request, as
+/// before.
+[[nodiscard]] constexpr bool requests_sparsest_input(const CpuId& id) noexcept {
   return !(id.vendor == CpuId::Vendor::intel && cpu_has_fast_compress_store(id));
 }
 
@@ -188,7 +190,7 @@ struct CpuFeatures {
 /// (kernel/stream.hpp, Reach::into_l2). On Intel's cores with a fast
 /// compress-store: requests into L1 bound how many lines the loop has in
 /// flight there (family 6 model 167, 1-D int32 2^26 staged, x requests into
-/// L1: density 0.5 0.84 to 0.85, 0.95 0.88 to 0.92; avx512.hpp has the rest).
+/// L1: density 0.5 0.85 to 0.86, 0.95 0.90 to 0.92; avx512.hpp has the rest).
 /// Elsewhere not measured: the requests stay as they were.
 [[nodiscard]] constexpr bool requests_into_l2(const CpuId& id) noexcept {
   return id.vendor == CpuId::Vendor::intel && cpu_has_fast_compress_store(id);

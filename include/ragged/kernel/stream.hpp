@@ -183,9 +183,10 @@ inline void stream_copy(void* dst, const void* src, std::size_t bytes, bool wide
 /// once a stretch. Only the output's first and last lines, where they are
 /// partial, are written with ordinary stores (the first as soon as it is
 /// whole, the last by flush()). (Intel family 6 model 167, 1-D int32 2^26
-/// beyond the caches, a loop staging chunks of 2048 entries, medians of 9:
-/// density 0.5 0.379 ns an entry with each chunk's output out by stream_copy
-/// against 0.345 with whole lines only; 0.95 0.440 against 0.397.)
+/// beyond the caches, a loop staging chunks of 2048 entries with its input
+/// requested into L2 (Reach::into_l2), medians of 9: density 0.5 0.379 ns
+/// an entry with each chunk's output out by stream_copy against 0.345 with
+/// whole lines only; 0.95 0.440 against 0.397.)
 /// `Bytes`: the most a stretch writes. Call flush() after the last stretch,
 /// and before anything else writes to the output after it.
 template <std::size_t Bytes>
