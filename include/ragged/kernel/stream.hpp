@@ -42,9 +42,9 @@ namespace detail {
 ///   into one vector (avx512.hpp, gather_block_whole_avx512), on a CPU that
 ///   runs that faster (cpu.hpp, gathers_sparse_blocks). Elsewhere as cached;
 /// - into_l2: as beyond, at the masked and compress-store levels each block's
-///   values requested 4 KiB ahead into L2 only, and no region requested
-///   (avx512.hpp, prefetch_block), on a CPU whose loops read faster so
-///   (cpu.hpp, requests_into_l2). Elsewhere as beyond.
+///   values requested into L2 4 KiB ahead and into L1 1 KiB ahead, and no
+///   region requested (avx512.hpp, prefetch_block), on a CPU whose loops read
+///   faster so (cpu.hpp, requests_into_l2). Elsewhere as beyond.
 enum class Reach : unsigned char { cached, beyond, streamed, in_order, carried, gathered, into_l2 };
 
 // How a compaction that reports as it goes (compact() with mask rows) hands
@@ -208,14 +208,11 @@ class LineStage {
     end_ += bytes;
     const auto lines = end_ / 64;
     if (lines == 0) return;
-    std::size_t line = 0;
-    if (from_ != 0) {  // the output's first line, partly another's
-      copy_bytes(first_, buf_ + from_, 64 - from_);
-      line = 1;
-    }
-    // buf_[64 * q] is the output's first_ + 64 * q - from_.
-    stream_lines(first_ + (64 * line - from_), buf_ + 64 * line, lines - line, wide);
-    first_ += 64 * lines - from_;
+    // The completed lines out: the output's first with ordinary stores where
+    // it is partly another's (stream_copy), the rest whole.
+    const auto out_bytes = 64 * lines - from_;
+    stream_copy(first_, buf_ + from_, out_bytes, wide);
+    first_ += out_bytes;
     from_ = 0;
     end_ %= 64;
     copy_bytes(buf_, buf_ + 64 * lines, end_);
