@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
@@ -914,7 +916,8 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
 
 TEST_CASE("queued row selection requests regions for rows of a line or more, densely kept") {
   // queued_regions: rows averaging at least 64 bytes, and a share kept in the
-  // first 4096 rows of at least the mean row's bytes over a region (4096).
+  // first 4096 rows of at least the mean row's bytes over a region (4096),
+  // and at least the eighths asked for (runs carried).
   using ragged::kernel::Rows;
   namespace kd = ragged::kernel::detail;
   const std::int64_t nrows = 8192;
@@ -950,6 +953,24 @@ TEST_CASE("queued row selection requests regions for rows of a line or more, den
   CHECK(regions(every(15), Rows<std::int64_t>::of_splits(splits), 1));
   CHECK_FALSE(regions(every(17), Rows<std::int64_t>::of_splits(splits), 1));
   CHECK_FALSE(regions({}, Rows<std::int64_t>::uniform(64, 0), 1));  // no rows
+  // Runs carried ask for 3/8 kept as well: 1536 of the first 4096 rows.
+  const auto bools = as_bools(all);
+  const auto first_kept = [&](std::int64_t k) {
+    auto m = every(1);
+    std::fill(m.begin() + k, m.begin() + 4096, char{0});
+    return m;
+  };
+  for (const std::int64_t k : {1535, 1536}) {
+    const auto m = first_kept(k);
+    const auto b = as_bools(m);
+    const auto rows = Rows<std::int64_t>::uniform(64, nrows);
+    CHECK(kd::queued_regions<std::int32_t>(static_cast<const bool*>(b.get()), rows, 1));
+    CHECK(kd::queued_regions<std::int32_t>(static_cast<const bool*>(b.get()), rows, 1, 3) ==
+          (k == 1536));
+    CHECK(kd::queued_regions<std::int32_t>(pack_bits(m, 3).bits, rows, 1, 3) == (k == 1536));
+  }
+  CHECK(kd::queued_regions<std::int32_t>(static_cast<const bool*>(bools.get()),
+                                         Rows<std::int64_t>::uniform(64, nrows), 1, 8));
 }
 
 TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever the CPU") {
@@ -957,8 +978,9 @@ TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever 
   // the share kept and the rows' length (copy_runs), so each is called here
   // directly: copy_runs_found in order (every line requested in order, gaps
   // included), copy_runs_carried (runs put together in a register, every
-  // line of the output streamed whole; where the CPU has AVX-512) and
-  // copy_runs_queued, with and without its requests per region. Ragged rows
+  // line of the output streamed whole; where the CPU has AVX-512) read in
+  // order and queued, with and without requests per region, and
+  // copy_runs_queued, with and without them. Ragged rows
   // and uniform ones (bounds by multiplication), runs shorter and longer than
   // the first requests (8 KiB), rows of no elements, sparse and dense masks,
   // outputs at a random offset within a line, and a guard on either side of
@@ -984,8 +1006,8 @@ TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever 
           const auto m = random_mask(rng, nrows, density);
           const auto mask = as_bools(m);
           kept_rows(in, splits, m, inner, want);
-          for (const int loop : {0, 1, 2, 3}) {
-            if (loop == 1 && !carries) continue;
+          for (const int loop : {0, 1, 2, 3, 4, 5}) {
+            if ((loop == 1 || loop >= 4) && !carries) continue;
             // Guards of 40 entries; the output begins 0 to 15 entries into a line.
             const auto offset = static_cast<std::size_t>(rng() % 16);
             INFO("inner " << inner << ", uniform " << uniform << ", density " << density
@@ -995,11 +1017,15 @@ TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever 
                 reinterpret_cast<std::int32_t*>(
                     (reinterpret_cast<std::uintptr_t>(out.data() + 40) + 63) / 64 * 64) +
                 offset;
+            const auto* b = mask.get();
             const auto kept =
-                loop == 0   ? kd::copy_runs_found<true>(in.data(), mask.get(), rows, o, inner)
-                : loop == 1 ? kd::copy_runs_carried(in.data(), mask.get(), rows, o, inner)
-                : loop == 2 ? kd::copy_runs_queued<false>(in.data(), mask.get(), rows, o, inner)
-                            : kd::copy_runs_queued<true>(in.data(), mask.get(), rows, o, inner);
+                loop == 0   ? kd::copy_runs_found<true>(in.data(), b, rows, o, inner)
+                : loop == 1 ? kd::copy_runs_carried<kd::InOrderReads>(in.data(), b, rows, o, inner)
+                : loop == 2 ? kd::copy_runs_queued<false>(in.data(), b, rows, o, inner)
+                : loop == 3 ? kd::copy_runs_queued<true>(in.data(), b, rows, o, inner)
+                : loop == 4
+                    ? kd::copy_runs_carried<kd::RunQueue<false>>(in.data(), b, rows, o, inner)
+                    : kd::copy_runs_carried<kd::RunQueue<true>>(in.data(), b, rows, o, inner);
             kd::stream_fence();
             CHECK(kept * inner == static_cast<std::int64_t>(want.size()));
             const auto at = static_cast<std::size_t>(o - out.data());
@@ -1081,6 +1107,72 @@ TEST_CASE("the 64-byte run copy copies every length exactly and nothing past it"
         if (!ok && ++failures <= 5)
           UNSCOPED_INFO("bytes " << bytes << " from " << from << " to " << to);
       }
+  CHECK(failures == 0);
+}
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+namespace {
+// The runs [from, from + bytes) of `src` appended to a carry that begins at
+// `out`, as carry_copy appends them from `whole_from` bytes; returns the end.
+[[gnu::target("avx512f,avx512bw,avx512vbmi,bmi2")]] std::byte* carry_runs(
+    const std::vector<std::pair<std::size_t, std::size_t>>& runs, const unsigned char* src,
+    std::byte* out, std::int64_t whole_from) {
+  namespace kd = ragged::kernel::detail;
+  auto carry = kd::carry_from(out);
+  for (const auto& [from, bytes] : runs)
+    kd::carry_copy(carry, reinterpret_cast<const std::byte*>(src + from),
+                   static_cast<std::int64_t>(bytes), whole_from);
+  auto* end = kd::carry_end(carry);
+  kd::stream_fence();
+  return end;
+}
+}  // namespace
+
+TEST_CASE("the carry appends runs of every length, through it or whole lines straight") {
+  // carry_copy: runs of 0 to 300 bytes from any source offset, appended one
+  // after another to a carry that begins at every offset within a line;
+  // from `whole_from` bytes on (never, and 64 to 1024) the carry's line is
+  // topped up and the whole lines after it go out straight. The output must
+  // be the runs end to end, with guards either side untouched.
+  if (!ragged::kernel::supports(ragged::kernel::Isa::avx512)) {
+    WARN("this CPU lacks AVX-512; not tested here");
+    return;
+  }
+  std::mt19937_64 rng(2024);
+  std::vector<unsigned char> src(4096), want, out;
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 3);
+  std::int64_t failures = 0;
+  for (const std::int64_t whole_from :
+       {std::numeric_limits<std::int64_t>::max(), std::int64_t{0}, std::int64_t{64},
+        std::int64_t{65}, std::int64_t{127}, std::int64_t{1024}})
+    for (std::size_t offset = 0; offset < 64; ++offset) {
+      want.clear();
+      runs.clear();
+      out.assign(64 + 40 * 1100 + 128, 0xA5);
+      auto* const o = reinterpret_cast<std::byte*>(
+          (reinterpret_cast<std::uintptr_t>(out.data()) + 63) / 64 * 64 + offset);
+      for (int run = 0; run < 40; ++run) {
+        // Mostly short runs, some long enough to pass 1024 bytes.
+        const auto bytes = static_cast<std::size_t>(rng() % 4 ? rng() % 301 : rng() % 1100);
+        const auto from = static_cast<std::size_t>(rng() % (src.size() - bytes));
+        runs.emplace_back(from, bytes);
+        want.insert(want.end(), src.begin() + static_cast<std::ptrdiff_t>(from),
+                    src.begin() + static_cast<std::ptrdiff_t>(from + bytes));
+      }
+      const auto* end = carry_runs(runs, src.data(), o, whole_from);
+      const auto at = static_cast<std::size_t>(reinterpret_cast<unsigned char*>(o) - out.data());
+      const bool ok =
+          end == o + want.size() &&
+          std::equal(want.begin(), want.end(), out.begin() + static_cast<std::ptrdiff_t>(at)) &&
+          std::all_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(at),
+                      [](unsigned char b) { return b == 0xA5; }) &&
+          std::all_of(out.begin() + static_cast<std::ptrdiff_t>(at + want.size()), out.end(),
+                      [](unsigned char b) { return b == 0xA5; });
+      if (!ok && ++failures <= 5)
+        UNSCOPED_INFO("whole_from " << whole_from << ", offset " << offset);
+    }
   CHECK(failures == 0);
 }
 #endif

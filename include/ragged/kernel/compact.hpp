@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -396,31 +397,17 @@ template <bool Regions, class T, class M, class Index>
                                                 std::int64_t inner) {
   T* o = out;
   std::int64_t kept = 0;
-  constexpr std::int64_t depth = 16;
-  std::int64_t queue[depth][2];
-  std::int64_t found = 0;
   const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
   const auto how = run_copy(true);
-  std::int64_t region = 0;  // the next region boundary (bytes from `in`) not yet requested past
+  RunQueue<Regions> queue{in};
+  const auto copy = [&](std::int64_t lo, std::int64_t hi)
+                        RAGGED_INLINED_LAMBDA { o = copy_rows(in, lo, hi, inner, o, how); };
   for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
     const auto lo = rows.bound(b), hi = rows.bound(e);
-    const auto* first = reinterpret_cast<const char*>(in + lo * inner);
-    const auto bytes = std::min<std::int64_t>((hi - lo) * row_bytes, 1024);
-    for (std::int64_t at = 0; at < bytes; at += 64) prefetch(first + at);
-    if constexpr (Regions) {
-      region = std::max(region, lo * row_bytes / region_bytes * region_bytes);
-      for (const auto end = hi * row_bytes; region <= end; region += region_bytes)
-        prefetch_ahead(in, region + region_lead);
-    }
-    auto& slot = queue[found % depth];
-    if (found >= depth) o = copy_rows(in, slot[0], slot[1], inner, o, how);
-    slot[0] = lo;
-    slot[1] = hi;
-    ++found;
+    queue.found(lo, hi, row_bytes, copy);
     kept += hi - lo;
   });
-  for (auto q = std::max<std::int64_t>(0, found - depth); q < found; ++q)
-    o = copy_rows(in, queue[q % depth][0], queue[q % depth][1], inner, o, how);
+  queue.drain(copy);
   return kept;
 }
 
@@ -434,28 +421,44 @@ template <bool Regions, class T, class M, class Index>
 // 1.08 to 1.11, the same code against itself 0.99 to 1.03; rows of 256 bytes at
 // density 0.01 1.16 to 1.71, 0.02 1.21 to 1.43, 0.03 0.85 to 1.32, 0.05
 // (gaps of 5 KiB on average) 0.81 to 1.05, ragged rows at 0.05 1.09 to
-// 1.10.)
+// 1.10.) Where the runs are carried (copy_runs_carried with a RunQueue),
+// only where they also keep `least_eighths` eighths or more: on Intel family
+// 6 model 167, 2^26 float in rows beyond the caches, without the requests x
+// with them, medians of 12 alternated in one process, rows of 64 bytes at
+// density 0.1 0.85, 0.2 0.93, 0.3 0.95, 0.4 0.96, 0.5 0.96, 0.6 1.01, 0.9
+// 1.06; of 400 bytes at 0.2 0.95, 0.3 0.97, 0.4 0.98, 0.5 1.02; of 256
+// bytes at 0.1 0.80, 0.15 0.87, 0.2 0.91, 0.3 0.97, 0.35 and 0.4 0.99, 0.5
+// 1.02, 0.6 1.05, 0.9 1.06; ragged rows of 0..127 int32 at 0.1 0.93, 0.2
+// 0.96, 0.3 0.97 to 1.01, 0.35 and 0.4 1.02, 0.5 1.04, 0.6 1.04.
 template <class T, class M, class Index>
-[[nodiscard]] bool queued_regions(M mask, const Rows<Index>& rows, std::int64_t inner) {
+[[nodiscard]] bool queued_regions(M mask, const Rows<Index>& rows, std::int64_t inner,
+                                  std::int64_t least_eighths = 0) {
   if (rows.nrows == 0) return false;
   const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
   const auto mean = (rows.bound(rows.nrows) - rows.bound(0)) * row_bytes / rows.nrows;
   if (mean < 64) return false;
   const auto probe = std::min<std::int64_t>(rows.nrows, 4096);
-  // The share kept, kept / probe, at least mean / region_bytes.
-  return implementation<M>().count(mask, probe) * region_bytes >= mean * probe;
+  // The share kept, kept / probe, at least mean / region_bytes and
+  // least_eighths / 8.
+  const auto kept = implementation<M>().count(mask, probe);
+  return kept * region_bytes >= mean * probe && 8 * kept >= least_eighths * probe;
 }
 
 // copy_runs_carried_avx512 (every output line streamed whole) for a row
-// copy of T, at the AVX-512 level only; the caller checks the level.
-template <class T, class M, class Index>
+// copy of T, its input read as `Reads` says, at the AVX-512 level only; the
+// caller checks the level. Runs read in order go through the carry whole
+// (as measured on AMD Zen 4, copy_runs); queued ones put their whole lines
+// out straight from a KiB on (carry_copy has the figures).
+template <class Reads, class T, class M, class Index>
 std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
                                std::int64_t inner) noexcept {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  constexpr std::int64_t whole_from =
+      std::is_same_v<Reads, InOrderReads> ? std::numeric_limits<std::int64_t>::max() : 1024;
   return with_bound(rows, [&](auto bound) {
-    return copy_runs_carried_avx512(reinterpret_cast<const std::byte*>(in), mask, rows.nrows, bound,
-                                    inner * static_cast<std::int64_t>(sizeof(T)),
-                                    reinterpret_cast<std::byte*>(out));
+    return copy_runs_carried_avx512<Reads>(reinterpret_cast<const std::byte*>(in), mask, rows.nrows,
+                                           bound, inner * static_cast<std::int64_t>(sizeof(T)),
+                                           reinterpret_cast<std::byte*>(out), whole_from);
   });
 #else
   (void)in, (void)mask, (void)rows, (void)out, (void)inner;
@@ -470,9 +473,21 @@ std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
 // kept rows is copied as found: appended to a register and the output
 // streamed in whole lines (copy_runs_carried, at AVX-512) where runs average
 // 320 bytes or more, with run_copy's copies where they average 96 or more.
-// Else, and on other CPUs, runs are queued (copy_runs_queued), with a
-// request per region where queued_regions says. A run of a
-// random mask's kept rows is 1 / (1 - share kept) rows long on average, so
+// Else runs are queued, with a request per region where queued_regions
+// says: where the level stages its outputs (stage_outputs: Intel) at
+// AVX-512, appended to a register and the output streamed in whole lines
+// (copy_runs_carried with a RunQueue), and elsewhere copied as run_copy says
+// (copy_runs_queued). Copied with their own stores, a run's partial lines at
+// either end are read for ownership; carried, no line is. (Intel family 6
+// model 167, 2^26 float in rows beyond the caches, carried x copied, both
+// queued, each with the requests per region queued_regions asks of it,
+// medians of 12 alternated in one process: ragged rows of 0..127 at density
+// 0.5 0.76 to 0.79, 0.2 0.78, 0.1 0.70, 0.9 1.00; of 0..15 0.80 to 0.82; of
+// 0..511 0.93; of 0..1023 1.01 to 1.03; dense rows of 100 bytes at 0.5 0.75,
+// of 400 bytes 0.83, at 0.9 0.95; rows of 256 bytes, every run whole lines
+// already, 0.97 at 0.5 and 0.9, 0.85 at 0.1; of 64 bytes 1.00 to 1.03 at
+// 0.5, 0.97 at 0.9, 0.88 at 0.1; of 4 KiB 0.96 to 1.00; of 64 KiB 0.99 to
+// 1.02.) A run of a random mask's kept rows is 1 / (1 - share kept) rows long on average, so
 // its mean bytes are the rows' bytes over the rows dropped. (AMD Zen 4,
 // family 0x19 model 17, 2^26 int32 in rows beyond the caches, ms, medians
 // of 15, carried / copied as found / queued / a per-row memcpy loop: ragged
@@ -502,13 +517,17 @@ std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64
     if (4 * kept >= rows.nrows) {
       if constexpr (bytewise<T>)
         if (active_isa() == Isa::avx512 && bytes >= 320 * dropped)
-          return copy_runs_carried(in, mask, rows, out, inner);
+          return copy_runs_carried<InOrderReads>(in, mask, rows, out, inner);
       if (bytes >= 96 * dropped) return copy_runs_found<true>(in, mask, rows, out, inner);
     }
   }
-  if (queued_regions<T>(mask, rows, inner))
-    return copy_runs_queued<true>(in, mask, rows, out, inner);
-  return copy_runs_queued<false>(in, mask, rows, out, inner);
+  if constexpr (bytewise<T>)
+    if (active_isa() == Isa::avx512 && stage_outputs())
+      return queued_regions<T>(mask, rows, inner, 3)
+                 ? copy_runs_carried<RunQueue<true>>(in, mask, rows, out, inner)
+                 : copy_runs_carried<RunQueue<false>>(in, mask, rows, out, inner);
+  return queued_regions<T>(mask, rows, inner) ? copy_runs_queued<true>(in, mask, rows, out, inner)
+                                              : copy_runs_queued<false>(in, mask, rows, out, inner);
 }
 
 // How a dense row of `inner` T moves where compact_lanes moves it: as `count`

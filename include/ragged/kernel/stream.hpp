@@ -282,6 +282,62 @@ struct InOrderReads {
       prefetch_ahead(in, requested);
     end = hi;
   }
+
+  // The run of positions [lo, hi), of `row_bytes` bytes each, found: its
+  // lines requested, then copied at once (copy(lo, hi)). The interface of
+  // RunQueue, which copies later.
+  template <class Copy>
+  [[gnu::always_inline]] void found(std::int64_t lo, std::int64_t hi, std::int64_t row_bytes,
+                                    Copy&& copy) {
+    before(lo * row_bytes, hi * row_bytes);
+    copy(lo, hi);
+  }
+  template <class Copy>
+  [[gnu::always_inline]] void drain(Copy&&) noexcept {}
+};
+
+// The requests of a row copy beyond the caches whose runs are not read in
+// order (compact.hpp, copy_runs_queued; avx512.hpp, copy_runs_carried_avx512
+// with a RunQueue): each run's first `first` bytes are requested when it is
+// found, and the run is copied once `depth` later runs have been found, so
+// that its first lines have arrived; where Regions, each run also requests
+// one line region_lead past each region boundary from the start of the
+// region it begins in to its end, each boundary once (compact.hpp,
+// copy_runs_queued, has why and the figures). Offsets are bytes from `in`.
+template <bool Regions>
+struct RunQueue {
+  static constexpr std::int64_t depth = 16, first = 1024;
+  const void* in = nullptr;
+  std::int64_t runs[depth][2] = {};  // [lo, hi) of the runs found and not yet copied
+  std::int64_t count = 0;            // runs found so far
+  std::int64_t region = 0;           // the next region boundary not yet requested past
+
+  // The run of positions [lo, hi), of `row_bytes` bytes each, found: its
+  // first lines requested; the run found `depth` before it, if any, copied
+  // (copy(lo, hi)).
+  template <class Copy>
+  [[gnu::always_inline]] void found(std::int64_t lo, std::int64_t hi, std::int64_t row_bytes,
+                                    Copy&& copy) {
+    const auto bytes = std::min((hi - lo) * row_bytes, first);
+    for (std::int64_t at = 0; at < bytes; at += 64) prefetch_ahead(in, lo * row_bytes + at);
+    if constexpr (Regions) {
+      region = std::max(region, lo * row_bytes / region_bytes * region_bytes);
+      for (const auto end = hi * row_bytes; region <= end; region += region_bytes)
+        prefetch_ahead(in, region + region_lead);
+    }
+    auto& slot = runs[count % depth];
+    if (count >= depth) copy(slot[0], slot[1]);
+    slot[0] = lo;
+    slot[1] = hi;
+    ++count;
+  }
+
+  // After the last run found: the runs still queued, copied in order.
+  template <class Copy>
+  [[gnu::always_inline]] void drain(Copy&& copy) {
+    for (auto q = std::max<std::int64_t>(0, count - depth); q < count; ++q)
+      copy(runs[q % depth][0], runs[q % depth][1]);
+  }
 };
 
 /// Orders the non-temporal stores before anything that follows.
