@@ -976,11 +976,11 @@ TEST_CASE("queued row selection requests regions for rows of a line or more, den
 TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever the CPU") {
   // Which loop copies a row selection beyond the caches depends on the CPU,
   // the share kept and the rows' length (copy_runs), so each is called here
-  // directly: copy_runs_found in order (every line requested in order, gaps
-  // included), copy_runs_carried (runs put together in a register, every
-  // line of the output streamed whole; where the CPU has AVX-512) read in
-  // order and queued, with and without requests per region, and
-  // copy_runs_queued, with and without them. Ragged rows
+  // directly: each run copied with its own stores (copy_runs_copied) and
+  // put together in a register, every line of the output streamed whole
+  // (copy_runs_carried, where the CPU has AVX-512), each with the input read
+  // in order (every line requested in order, gaps included) and queued, with
+  // and without requests per region. Ragged rows
   // and uniform ones (bounds by multiplication), runs shorter and longer than
   // the first requests (8 KiB), rows of no elements, sparse and dense masks,
   // outputs at a random offset within a line, and a guard on either side of
@@ -1019,10 +1019,11 @@ TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever 
                 offset;
             const auto* b = mask.get();
             const auto kept =
-                loop == 0   ? kd::copy_runs_found<true>(in.data(), b, rows, o, inner)
+                loop == 0   ? kd::copy_runs_copied<kd::InOrderReads>(in.data(), b, rows, o, inner)
                 : loop == 1 ? kd::copy_runs_carried<kd::InOrderReads>(in.data(), b, rows, o, inner)
-                : loop == 2 ? kd::copy_runs_queued<false>(in.data(), b, rows, o, inner)
-                : loop == 3 ? kd::copy_runs_queued<true>(in.data(), b, rows, o, inner)
+                : loop == 2
+                    ? kd::copy_runs_copied<kd::RunQueue<false>>(in.data(), b, rows, o, inner)
+                : loop == 3 ? kd::copy_runs_copied<kd::RunQueue<true>>(in.data(), b, rows, o, inner)
                 : loop == 4
                     ? kd::copy_runs_carried<kd::RunQueue<false>>(in.data(), b, rows, o, inner)
                     : kd::copy_runs_carried<kd::RunQueue<true>>(in.data(), b, rows, o, inner);

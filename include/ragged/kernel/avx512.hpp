@@ -327,7 +327,7 @@ inline constexpr std::int64_t values_ahead =
 // 0.96. 8 and 32 KiB ahead took what 16 did; the mask's region requested as
 // well took int32 at density 0.95 1.25, one round.) region_bytes and
 // region_lead are in stream.hpp: row selection requests regions too
-// (compact.hpp, copy_runs_queued).
+// (stream.hpp, RunQueue).
 //
 // IntoL2 (Reach::into_l2, on the CPUs that cpu.hpp's requests_into_l2 names):
 // the values are requested into L2 4 KiB ahead whatever their width, again
@@ -695,10 +695,10 @@ struct Carry {
 
 // Appends `bytes` bytes from `s` to the carry, 64 at a time, the rest with a
 // load masked to them (nothing past s + bytes is read). From `whole_from`
-// bytes on (and at least 64), the carry's line is topped up and the whole lines after it go
-// out straight from `s` (stream_lines_avx512: a load and a store per line,
-// where each through the carry takes a rotation and a blend as well), the
-// rest into the carry. (Intel family 6 model 167, row selection of 2^26
+// bytes on (and at least 64), the carry's line is topped up and the whole
+// lines after it go out straight from `s` (stream_lines_avx512: a load and a
+// store per line, where each through the carry takes a rotation and a blend
+// as well), the rest into the carry. (Intel family 6 model 167, row selection of 2^26
 // float beyond the caches, queued as copy_runs_carried_avx512 with a
 // RunQueue, x the runs copied with stream_copy, medians of 12 alternated
 // in one process: rows of 4 KiB at density 0.5 0.98 to 1.00 from 256 or
@@ -739,7 +739,7 @@ struct Carry {
 // either end of each, and there ordinary and non-temporal stores mixed cost
 // more than either alone. The input is read as `Reads` says: in order
 // (InOrderReads, on a CPU that reads in order, cpu.hpp, reads_in_order,
-// where runs are long), or queued (RunQueue, as copy_runs_queued). Flattened,
+// where runs are long), or queued (RunQueue). Flattened,
 // so that the lambdas (which the target attribute lets use the carry) are
 // inlined. Returns the number of positions kept; the caller fences.
 template <class Reads, class M, class Bound>

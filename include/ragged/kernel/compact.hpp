@@ -338,85 +338,46 @@ template <class Index, class F>
 
 // Copies the rows of `rows` whose mask entry is true to `out` (row r spans
 // positions [rows.bound(r), rows.bound(r + 1)) of `inner` elements each), one
-// copy per maximal run of kept rows, each as it is found: inputs in the
-// caches, or with InOrder inputs beyond them on a CPU whose prefetcher
-// streams only an input read in order (cpu.hpp, reads_in_order: AMD Zen 4),
-// where runs are dense enough to read all of it (InOrderReads: every line of
-// the input requested in order, the gaps between runs too), each run copied
-// as run_copy(true) says. The gaps and the order make the difference:
-// requested 16 runs ahead, the runs alone (the first KiB of each) took 23.0
-// ms with every other row kept, as copy_runs_queued, and the runs with gaps
-// of up to 2 KiB 19.0, against 13.6 to 14.2 so. (2^20 ragged rows of 0..127
-// int32, AMD Zen 4, family 0x19 model 17, ms, medians of 21 in each of two
-// processes.) copy_runs says where it runs. Returns the number of positions
-// kept; where InOrder, the caller fences what was streamed.
-template <bool InOrder, class T, class M, class Index>
-[[gnu::noinline]] std::int64_t copy_runs_found(const T* in, M mask, Rows<Index> rows, T* out,
-                                               std::int64_t inner) {
-  T* o = out;
-  std::int64_t kept = 0;
-  const auto how = run_copy(InOrder);
-  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
-  InOrderReads reads{in};
-  with_bound(rows, [&](auto bound) RAGGED_INLINED_LAMBDA {
-    for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
-      const auto lo = bound(b), hi = bound(e);
-      if constexpr (InOrder) reads.before(lo * row_bytes, hi * row_bytes);
-      o = copy_rows(in, lo, hi, inner, o, how);
-      kept += hi - lo;
-    });
-  });
-  return kept;
-}
-
-// copy_runs_found beyond the caches: each run's first load misses and the
-// hardware's prefetchers do not see the gaps between runs coming, so runs are
-// queued `depth` deep, up to the first KiB of each requested when it is
-// found, and copied (run_copy) once `depth` later runs have been found. (A
-// KiB, not a quarter: dense rows of 64 float at density 0.5, runs of 512
-// bytes on average, took 2 to 14% less time with a KiB requested than with
-// 256 bytes, in each of nine processes; AMD Zen 5, family 0x1A model 2.)
-// With Regions (copy_runs says where), each run found also requests one line
-// region_lead past each region boundary from the start of the region it
-// begins in to its end, as the kernel beyond the caches does once per region
-// (avx512.hpp, prefetch_block); the regions of a gap that holds a whole
-// region are passed over, so a run requests at most one line it may not
-// need. Why a line per region pays where every kept line is requested
-// already is not proven, as for the kernel: the hardware's streams start
-// again at each region. (AMD Zen 5, family 0x1A model 2, 2^26 float in
-// rows beyond the caches, x without the requests in the same process,
-// medians of 9 to 21 alternated rounds: rows of 256 bytes at density 0.07
-// 0.65 to 0.70, 0.1 0.52 to 0.54, 0.25 0.41 to 0.66, 0.5 0.57 to 0.71, 0.9
-// 0.89 to 0.93, runs of 1..16 rows 0.90 to 0.93 (the same code against
-// itself 0.93 to 0.97), of 1..1024 1.00 to 1.02; rows of 64 bytes at 0.5
-// 0.86 to 1.01; ragged rows of 0..127 at 0.5 0.65 to 0.81, at 0.1 0.60 to
-// 0.83. The lead, 0 to 64 KiB past the boundary, made no difference.) The
-// caller fences what was streamed.
-template <bool Regions, class T, class M, class Index>
-[[gnu::noinline]] std::int64_t copy_runs_queued(const T* in, M mask, Rows<Index> rows, T* out,
+// copy per maximal run of kept rows (copy_rows), the input read as `Reads`
+// says: each run as it is found (NoReads: inputs in the caches); beyond the
+// caches, each run copied as run_copy(true) says, on a CPU whose prefetcher
+// streams only an input read in order (cpu.hpp, reads_in_order: AMD Zen 4)
+// where runs are dense enough to read all of it, as found with every line of
+// the input requested in order, the gaps between runs too (InOrderReads),
+// else queued (RunQueue, which has its figures). The gaps and the order make
+// the difference: requested 16 runs ahead, the runs alone (the first KiB of
+// each) took 23.0 ms with every other row kept, as queued, and the runs with
+// gaps of up to 2 KiB 19.0, against 13.6 to 14.2 in order. (2^20 ragged rows
+// of 0..127 int32, AMD Zen 4, family 0x19 model 17, ms, medians of 21 in each
+// of two processes.) copy_runs says where each runs. Returns the number of
+// positions kept; beyond the caches, the caller fences what was streamed.
+template <class Reads, class T, class M, class Index>
+[[gnu::noinline]] std::int64_t copy_runs_copied(const T* in, M mask, Rows<Index> rows, T* out,
                                                 std::int64_t inner) {
   T* o = out;
   std::int64_t kept = 0;
+  const auto how = run_copy(!std::is_same_v<Reads, NoReads>);
   const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
-  const auto how = run_copy(true);
-  RunQueue<Regions> queue{in};
+  Reads reads{in};
   const auto copy = [&](std::int64_t lo, std::int64_t hi)
                         RAGGED_INLINED_LAMBDA { o = copy_rows(in, lo, hi, inner, o, how); };
-  for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
-    const auto lo = rows.bound(b), hi = rows.bound(e);
-    queue.found(lo, hi, row_bytes, copy);
-    kept += hi - lo;
+  with_bound(rows, [&](auto bound) RAGGED_INLINED_LAMBDA {
+    for_each_run(mask, rows.nrows, [&](std::int64_t b, std::int64_t e) RAGGED_INLINED_LAMBDA {
+      const auto lo = bound(b), hi = bound(e);
+      reads.found(lo, hi, row_bytes, copy);
+      kept += hi - lo;
+    });
   });
-  queue.drain(copy);
+  reads.drain(copy);
   return kept;
 }
 
-// Whether copy_runs_queued requests regions (Regions) for `rows` of `inner`
+// Whether queued runs request regions (RunQueue's Regions) for `rows` of `inner`
 // T each: where rows average a line or more, and the first `probe` rows keep
 // enough that a gap between runs averages under a region (a row's bytes
 // over the share kept). Rows of 16 and 32 bytes, whose runs are short, and
 // sparse masks, whose requests past a gap fetch a line the copy does not
-// read for each few it does, took longer with them. (As copy_runs_queued's
+// read for each few it does, took longer with them. (As RunQueue's
 // figures: rows of 16 and 32 bytes at density 0.5 1.07 to 1.09, of 16 at 0.9
 // 1.08 to 1.11, the same code against itself 0.99 to 1.03; rows of 256 bytes at
 // density 0.01 1.16 to 1.71, 0.02 1.21 to 1.43, 0.03 0.85 to 1.32, 0.05
@@ -467,7 +428,7 @@ std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
 }
 
 // The row copy for inputs beyond the caches (`stream`) or not
-// (copy_runs_found). Beyond them, on a CPU that reads in order (cpu.hpp,
+// (copy_runs_copied with NoReads). Beyond them, on a CPU that reads in order (cpu.hpp,
 // reads_in_order: AMD Zen 4) where at least a quarter of the rows are kept,
 // every line of the input is read in order (InOrderReads), and each run of
 // kept rows is copied as found: appended to a register and the output
@@ -477,7 +438,7 @@ std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
 // says: where the level stages its outputs (stage_outputs: Intel) at
 // AVX-512, appended to a register and the output streamed in whole lines
 // (copy_runs_carried with a RunQueue), and elsewhere copied as run_copy says
-// (copy_runs_queued). Copied with their own stores, a run's partial lines at
+// (copy_runs_copied with a RunQueue). Copied with their own stores, a run's partial lines at
 // either end are read for ownership; carried, no line is. (Intel family 6
 // model 167, 2^26 float in rows beyond the caches, carried x copied, both
 // queued, each with the requests per region queued_regions asks of it,
@@ -487,8 +448,8 @@ std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
 // of 400 bytes 0.83, at 0.9 0.95; rows of 256 bytes, every run whole lines
 // already, 0.97 at 0.5 and 0.9, 0.85 at 0.1; of 64 bytes 1.00 to 1.03 at
 // 0.5, 0.97 at 0.9, 0.88 at 0.1; of 4 KiB 0.96 to 1.00; of 64 KiB 0.99 to
-// 1.02.) A run of a random mask's kept rows is 1 / (1 - share kept) rows long on average, so
-// its mean bytes are the rows' bytes over the rows dropped. (AMD Zen 4,
+// 1.02.) A run of a random mask's kept rows is 1 / (1 - share kept) rows
+// long on average, so its mean bytes are the rows' bytes over the rows dropped. (AMD Zen 4,
 // family 0x19 model 17, 2^26 int32 in rows beyond the caches, ms, medians
 // of 15, carried / copied as found / queued / a per-row memcpy loop: ragged
 // rows of 0..127, half kept, 10.4 / 12.3 / 20.9 / 22.5; a quarter 10.9 /
@@ -508,7 +469,7 @@ std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
 template <class T, class M, class Index>
 std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64_t inner,
                        bool stream) {
-  if (!stream) return copy_runs_found<false>(in, mask, rows, out, inner);
+  if (!stream) return copy_runs_copied<NoReads>(in, mask, rows, out, inner);
   if (reads_in_order(cpu_features().id)) {
     const auto kept = implementation<M>().count(mask, rows.nrows);
     const auto dropped = rows.nrows - kept;
@@ -518,7 +479,7 @@ std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64
       if constexpr (bytewise<T>)
         if (active_isa() == Isa::avx512 && bytes >= 320 * dropped)
           return copy_runs_carried<InOrderReads>(in, mask, rows, out, inner);
-      if (bytes >= 96 * dropped) return copy_runs_found<true>(in, mask, rows, out, inner);
+      if (bytes >= 96 * dropped) return copy_runs_copied<InOrderReads>(in, mask, rows, out, inner);
     }
   }
   if constexpr (bytewise<T>)
@@ -526,8 +487,9 @@ std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64
       return queued_regions<T>(mask, rows, inner, 3)
                  ? copy_runs_carried<RunQueue<true>>(in, mask, rows, out, inner)
                  : copy_runs_carried<RunQueue<false>>(in, mask, rows, out, inner);
-  return queued_regions<T>(mask, rows, inner) ? copy_runs_queued<true>(in, mask, rows, out, inner)
-                                              : copy_runs_queued<false>(in, mask, rows, out, inner);
+  return queued_regions<T>(mask, rows, inner)
+             ? copy_runs_copied<RunQueue<true>>(in, mask, rows, out, inner)
+             : copy_runs_copied<RunQueue<false>>(in, mask, rows, out, inner);
 }
 
 // How a dense row of `inner` T moves where compact_lanes moves it: as `count`
