@@ -349,7 +349,7 @@ template <class Index, class F>
 // each) took 23.0 ms with every other row kept, as queued, and the runs with
 // gaps of up to 2 KiB 19.0, against 13.6 to 14.2 in order. (2^20 ragged rows
 // of 0..127 int32, AMD Zen 4, family 0x19 model 17, ms, medians of 21 in each
-// of two processes.) copy_runs says where each runs. Returns the number of
+// of two processes.) copy_runs_of says where each runs. Returns the number of
 // positions kept; beyond the caches, the caller fences what was streamed.
 template <class Reads, class T, class M, class Index>
 [[gnu::noinline]] std::int64_t copy_runs_copied(const T* in, M mask, Rows<Index> rows, T* out,
@@ -467,8 +467,8 @@ std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
 // 0x1A model 2, rows of 16 bytes, 1 MiB, density 0.5: 4.07x memcpy against
 // 2.94).
 template <class T, class M, class Index>
-std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64_t inner,
-                       bool stream) {
+std::int64_t copy_runs_of(const T* in, M mask, Rows<Index> rows, T* out, std::int64_t inner,
+                          bool stream) {
   if (!stream) return copy_runs_copied<NoReads>(in, mask, rows, out, inner);
   if (reads_in_order(cpu_features().id)) {
     const auto kept = implementation<M>().count(mask, rows.nrows);
@@ -490,6 +490,20 @@ std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64
   return queued_regions<T>(mask, rows, inner)
              ? copy_runs_copied<RunQueue<true>>(in, mask, rows, out, inner)
              : copy_runs_copied<RunQueue<false>>(in, mask, rows, out, inner);
+}
+
+// copy_runs_of for any T: trivially copyable rows move as bytes (a row of
+// `inner` T is inner * sizeof(T) of them), so that every element type runs
+// one instantiation per mask kind and index.
+template <class T, class M, class Index>
+std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64_t inner,
+                       bool stream) {
+  if constexpr (bytewise<T>)
+    return copy_runs_of(reinterpret_cast<const std::byte*>(in), mask, rows,
+                        reinterpret_cast<std::byte*>(out),
+                        inner * static_cast<std::int64_t>(sizeof(T)), stream);
+  else
+    return copy_runs_of(in, mask, rows, out, inner, stream);
 }
 
 // How a dense row of `inner` T moves where compact_lanes moves it: as `count`
