@@ -494,7 +494,8 @@ std::int64_t copy_runs_of(const T* in, M mask, Rows<Index> rows, T* out, std::in
 
 // copy_runs_of for any T: trivially copyable rows move as bytes (a row of
 // `inner` T is inner * sizeof(T) of them), so that every element type runs
-// one instantiation per mask kind and index.
+// one instantiation per mask kind and index (and RAGGED_EXTERN_KERNEL
+// compiles it once).
 template <class T, class M, class Index>
 std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64_t inner,
                        bool stream) {
@@ -505,6 +506,32 @@ std::int64_t copy_runs(const T* in, M mask, Rows<Index> rows, T* out, std::int64
   else
     return copy_runs_of(in, mask, rows, out, inner, stream);
 }
+
+// What the kernel compiles whatever the element type: the tables of every
+// level (implementation<M>(), which hold each width's loops) and the row
+// copy, for both mask kinds and both index types; the body of nearly all of
+// a call's code. RAGGED_KERNEL_INSTANCES(extern) declares them (where
+// RAGGED_EXTERN_KERNEL is defined, so that a translation unit leaves them to
+// the one that includes <ragged/kernel/instantiate.hpp>), and
+// RAGGED_KERNEL_INSTANCES() defines them there. (EXTERN is a keyword or
+// nothing, which parentheses cannot enclose.)
+// NOLINTBEGIN(bugprone-macro-parentheses)
+#define RAGGED_KERNEL_INSTANCES(EXTERN)                                                        \
+  EXTERN template const Implementation<const bool*>& implementation<const bool*>() noexcept;   \
+  EXTERN template const Implementation<Bits>& implementation<Bits>() noexcept;                 \
+  EXTERN template std::int64_t copy_runs_of(const std::byte*, const bool*, Rows<std::int32_t>, \
+                                            std::byte*, std::int64_t, bool);                   \
+  EXTERN template std::int64_t copy_runs_of(const std::byte*, const bool*, Rows<std::int64_t>, \
+                                            std::byte*, std::int64_t, bool);                   \
+  EXTERN template std::int64_t copy_runs_of(const std::byte*, Bits, Rows<std::int32_t>,        \
+                                            std::byte*, std::int64_t, bool);                   \
+  EXTERN template std::int64_t copy_runs_of(const std::byte*, Bits, Rows<std::int64_t>,        \
+                                            std::byte*, std::int64_t, bool);
+// NOLINTEND(bugprone-macro-parentheses)
+
+#ifdef RAGGED_EXTERN_KERNEL
+RAGGED_KERNEL_INSTANCES(extern)
+#endif
 
 // How a dense row of `inner` T moves where compact_lanes moves it: as `count`
 // lanes of `width` bytes (the widest of 8, 4, 2, 1 that divides the row),
