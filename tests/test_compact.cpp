@@ -878,41 +878,67 @@ TEST_CASE("the parallel kernel equals the serial one on sizes that do split", "[
 TEST_CASE("row selection beyond the caches keeps the same rows, in order, and nothing past them") {
   // Inputs past the streaming threshold take the queued, prefetching path
   // (or, where the CPU reads in order and a quarter of the rows are kept,
-  // the path that requests every line in order): masks with fewer runs than
-  // the queue is deep, and with many.
+  // the path that requests every line in order; on Zen 5 at 90% kept, runs
+  // carried, as found (rows of up to 30 entries) or queued (up to 200)):
+  // masks with fewer runs than the queue is deep, and with many.
   using ragged::kernel::Rows;
   std::vector<std::int32_t> in, want, out, from_bits;
   at_every_level(91, [&](std::mt19937_64& rng) {
-    for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
-      const auto splits = ragged_rows(rng, std::int64_t{5} << 20, 200, 0, inner, in);
-      const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
-      for (int density : {0, 50, 100, -1, -2, -3}) {
-        std::vector<char> m;
-        if (density == -3) {  // a handful of runs, fewer than the queue holds
-          m.assign(static_cast<std::size_t>(nrows), 0);
-          for (std::int64_t r = 3; r < nrows; r += nrows / 5) m[static_cast<std::size_t>(r)] = 1;
-        } else {
-          m = random_mask(rng, nrows, density);
+    for (const std::uint64_t longest : {200, 30})
+      for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
+        const auto splits = ragged_rows(rng, std::int64_t{5} << 20, longest, 0, inner, in);
+        const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
+        for (int density : {0, 50, 90, 100, -1, -2, -3}) {
+          std::vector<char> m;
+          if (density == -3) {  // a handful of runs, fewer than the queue holds
+            m.assign(static_cast<std::size_t>(nrows), 0);
+            for (std::int64_t r = 3; r < nrows; r += nrows / 5) m[static_cast<std::size_t>(r)] = 1;
+          } else {
+            m = random_mask(rng, nrows, density);
+          }
+          const auto mask = as_bools(m);
+          kept_rows(in, splits, m, inner, want);
+          out.assign(want.size() + 64, -1);
+          INFO("longest " << longest << ", inner " << inner << ", density " << density);
+          const auto* end = ragged::kernel::compact(
+              in.data(), mask.get(), Rows<std::int64_t>::of_splits(splits), out.data(), inner);
+          REQUIRE(end == out.data() + want.size());
+          CHECK(std::equal(want.begin(), want.end(), out.begin()));
+          CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                            [](std::int32_t v) { return v == -1; }));
+          const auto packed = pack_bits(m, 5);
+          from_bits.assign(out.size(), -1);
+          CHECK(ragged::kernel::compact(in.data(), packed.bits,
+                                        Rows<std::int64_t>::of_splits(splits), from_bits.data(),
+                                        inner) == from_bits.data() + want.size());
+          CHECK(first_difference(from_bits, out) == -1);
         }
-        const auto mask = as_bools(m);
-        kept_rows(in, splits, m, inner, want);
-        out.assign(want.size() + 64, -1);
-        INFO("inner " << inner << ", density " << density);
-        const auto* end = ragged::kernel::compact(
-            in.data(), mask.get(), Rows<std::int64_t>::of_splits(splits), out.data(), inner);
-        REQUIRE(end == out.data() + want.size());
-        CHECK(std::equal(want.begin(), want.end(), out.begin()));
-        CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(want.size()), out.end(),
-                          [](std::int32_t v) { return v == -1; }));
-        const auto packed = pack_bits(m, 5);
-        from_bits.assign(out.size(), -1);
-        CHECK(ragged::kernel::compact(in.data(), packed.bits, Rows<std::int64_t>::of_splits(splits),
-                                      from_bits.data(), inner) == from_bits.data() + want.size());
-        CHECK(first_difference(from_bits, out) == -1);
       }
-    }
   });
 }
+
+namespace {
+
+// A mask of n rows: every k-th (from row 0; none where k is 0) `marked`,
+// the others not.
+std::vector<char> every_kth(std::int64_t n, std::int64_t k, bool marked) {
+  std::vector<char> m(static_cast<std::size_t>(n), static_cast<char>(!marked));
+  if (k > 0)
+    for (std::int64_t r = 0; r < n; r += k)
+      m[static_cast<std::size_t>(r)] = static_cast<char>(marked);
+  return m;
+}
+
+// decide(mask) of the mask as bytes, checked to be the same as bits.
+template <class Decide>
+auto as_bytes_and_bits(const std::vector<char>& m, Decide decide) {
+  const auto bools = as_bools(m);
+  const auto with_bytes = decide(static_cast<const bool*>(bools.get()));
+  CHECK(decide(pack_bits(m, 3).bits) == with_bytes);
+  return with_bytes;
+}
+
+}  // namespace
 
 TEST_CASE("queued row selection requests regions for rows of a line or more, densely kept") {
   // queued_regions: rows averaging at least 64 bytes, and a share kept in the
@@ -921,18 +947,11 @@ TEST_CASE("queued row selection requests regions for rows of a line or more, den
   using ragged::kernel::Rows;
   namespace kd = ragged::kernel::detail;
   const std::int64_t nrows = 8192;
-  const auto every = [&](std::int64_t k) {  // one row in k kept
-    std::vector<char> m(static_cast<std::size_t>(nrows));
-    for (std::int64_t r = 0; r < nrows; r += k) m[static_cast<std::size_t>(r)] = 1;
-    return m;
-  };
+  const auto every = [&](std::int64_t k) { return every_kth(nrows, k, true); };  // one in k kept
   const auto regions = [&](const std::vector<char>& m, const Rows<std::int64_t>& rows,
                            std::int64_t inner) {
-    const auto bools = as_bools(m);
-    const bool with_bytes =
-        kd::queued_regions<std::int32_t>(static_cast<const bool*>(bools.get()), rows, inner);
-    CHECK(kd::queued_regions<std::int32_t>(pack_bits(m, 3).bits, rows, inner) == with_bytes);
-    return with_bytes;
+    return as_bytes_and_bits(
+        m, [&](auto mask) { return kd::queued_regions<std::int32_t>(mask, rows, inner); });
   };
   const auto all = every(1);
   CHECK(regions(all, Rows<std::int64_t>::uniform(16, nrows), 1));        // 64-byte rows
@@ -971,6 +990,64 @@ TEST_CASE("queued row selection requests regions for rows of a line or more, den
   }
   CHECK(kd::queued_regions<std::int32_t>(static_cast<const bool*>(bools.get()),
                                          Rows<std::int64_t>::uniform(64, nrows), 1, 8));
+}
+
+TEST_CASE("Zen 5 carries runs where most rows are kept: as found or queued") {
+  // carried_runs, from the first 16384 rows: as found where 7/8 or more of
+  // rows averaging up to 256 bytes are kept, or 3/4 of rows under 64 bytes;
+  // queued where 3/4 or more of rows averaging 64 bytes to under 4 KiB are
+  // kept in runs that average 1 KiB or more; else not carried. Which CPUs
+  // ask it: carries_kept_runs.
+  using ragged::kernel::Rows;
+  namespace kd = ragged::kernel::detail;
+  using C = kd::RunCarry;
+  const std::int64_t nrows = 32768;
+  // One row in k dropped (0: none).
+  const auto dropping = [&](std::int64_t k) { return every_kth(nrows, k, false); };
+  const auto carry = [&](const std::vector<char>& m, const Rows<std::int64_t>& rows,
+                         std::int64_t inner) {
+    return as_bytes_and_bits(
+        m, [&](auto mask) { return kd::carried_runs<std::int32_t>(mask, rows, inner); });
+  };
+  const auto uniform = [&](std::int64_t length) {
+    return Rows<std::int64_t>::uniform(length, nrows);
+  };
+  // Rows of 256 bytes: 7/8 kept (one row in 8 dropped) as found, under it
+  // queued while runs average 1 KiB (3/4 kept), then not at all.
+  CHECK(carry(dropping(0), uniform(64), 1) == C::as_found);
+  CHECK(carry(dropping(8), uniform(64), 1) == C::as_found);
+  CHECK(carry(dropping(7), uniform(64), 1) == C::queued);
+  CHECK(carry(dropping(4), uniform(64), 1) == C::queued);
+  CHECK(carry(dropping(3), uniform(64), 1) == C::none);
+  // Over 256 bytes, queued however many are kept; 4 KiB or more, never.
+  CHECK(carry(dropping(0), uniform(65), 1) == C::queued);
+  CHECK(carry(dropping(0), uniform(1023), 1) == C::queued);
+  CHECK(carry(dropping(0), uniform(1024), 1) == C::none);
+  // Rows of 64 bytes: runs of 16 rows are 1 KiB, of 15 are not (and 15/16
+  // and 14/15 kept are 7/8 or more: as found).
+  CHECK(carry(dropping(16), uniform(16), 1) == C::as_found);
+  CHECK(carry(dropping(5), uniform(16), 1) == C::none);     // 4/5 kept, runs of 320 bytes
+  CHECK(carry(dropping(5), uniform(256), 1) == C::queued);  // of 5 KiB
+  // Under a line a row: as found from 3/4 kept.
+  CHECK(carry(dropping(4), uniform(15), 1) == C::as_found);
+  CHECK(carry(dropping(3), uniform(15), 1) == C::none);
+  CHECK(carry(dropping(4), uniform(1), 1) == C::as_found);
+  CHECK(carry(dropping(4), uniform(1), 16) == C::none);  // inner counts too: 64 bytes, runs of 256
+  // Only the first 16384 rows are counted.
+  auto late = dropping(0);
+  std::fill(late.begin(), late.begin() + 16384, char{0});
+  CHECK(carry(late, uniform(64), 1) == C::none);
+  std::fill(late.begin(), late.end(), char{0});
+  std::fill(late.begin(), late.begin() + 16384, char{1});
+  CHECK(carry(late, uniform(64), 1) == C::as_found);
+  // Ragged rows by their mean: rows of 0 and 256 int32 average 512 bytes,
+  // queued from 3/4 kept (runs of 2 KiB).
+  std::vector<std::int64_t> splits(static_cast<std::size_t>(nrows) + 1);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(nrows); ++r)
+    splits[r + 1] = splits[r] + (r % 2 ? 256 : 0);
+  CHECK(carry(dropping(4), Rows<std::int64_t>::of_splits(splits), 1) == C::queued);
+  CHECK(carry(dropping(3), Rows<std::int64_t>::of_splits(splits), 1) == C::none);
+  CHECK(carry({}, Rows<std::int64_t>::uniform(64, 0), 1) == C::none);  // no rows
 }
 
 TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever the CPU") {
@@ -1707,6 +1784,12 @@ TEST_CASE("the AVX-512 store is chosen per CPU, by vendor, family, model and AVX
   STATIC_REQUIRE(!reads_in_order({V::amd, 0x1a, 0x02, false}));
   STATIC_REQUIRE(!reads_in_order({V::intel, 6, 207, false}));
   STATIC_REQUIRE(!reads_in_order({V::other, 0x19, 0x11, false}));
+  // Row selection carries runs where they pay on Zen 5 and later only.
+  using ragged::kernel::carries_kept_runs;
+  STATIC_REQUIRE(carries_kept_runs({V::amd, 0x1a, 0x02, false}));
+  STATIC_REQUIRE(!carries_kept_runs({V::amd, 0x19, 0x11, false}));
+  STATIC_REQUIRE(!carries_kept_runs({V::intel, 6, 167, true}));
+  STATIC_REQUIRE(!carries_kept_runs({V::other, 0x1a, 0x02, false}));
   // Sparse blocks in the caches are gathered on Zen 5 and later, and on
   // Intel's cores with a fast compress-store; not on Zen 4 or older Intel.
   using ragged::kernel::gathers_sparse_blocks;

@@ -405,6 +405,51 @@ template <class T, class M, class Index>
   return kept * region_bytes >= mean * probe && 8 * kept >= least_eighths * probe;
 }
 
+// How a CPU that carries runs only where they pay (carries_kept_runs: AMD
+// Zen 5) copies the runs of `rows` of `inner` T each, by the share of the
+// first `probe` rows kept and the rows' mean bytes:
+// - as_found, carried with nothing requested ahead (NoReads), where the
+//   input is read nearly whole: 7/8 kept or more of rows averaging up to 256
+//   bytes, or 3/4 of rows averaging under a line. There the hardware
+//   prefetcher streams the input, and requests of ours only cost;
+// - queued, carried with the queue's requests ahead (RunQueue), where 3/4
+//   or more of rows averaging a line to under 4 KiB are kept in runs that
+//   average 1 KiB or more (a random mask's run averages a row's bytes over
+//   the share dropped);
+// - else none: copied (copy_runs_copied). Runs of 4 KiB or more go out with
+//   non-temporal stores copied too.
+// (AMD Zen 5, family 0x1A model 2, 2^26 float in rows on huge pages, ms,
+// medians of 11 in turn in one process, carried as found / carried queued /
+// copied queued: dense rows of 64 bytes at density 0.95 16.3 / 18.2; of 128
+// at 0.9 16.3 / 17.7, at 0.85 15.8 / - / 17.8, at 0.8 16.6 / 18.7 / 16.0,
+// at 0.75 19.2 / 21.7 / 16.5; of 192 at 0.9 15.7 / 17.0; of 256 at 0.99
+// 15.0 / 16.7, at 0.9 14.9 / 16.3, at 0.875 15.8 / 16.8, at 0.75 19.7 /
+// 16.3; of 384 at 0.9 15.8 / 16.1; of 512 at 0.9 16.0 / 15.5, at 0.75 18.0
+// / 14.7; of 1 KiB at 0.9 15.8 / 14.8; ragged rows of 0..15 int32 at 0.95
+// 30.7 / 36.5 / 33.1, at 0.8 33.4 / 51.2 / 43.8, at 0.5 53.3 / - / 37.6; of
+// 0..31 at 0.9 20.6 / - / 26.7, at 0.75 24.4 / 34.7 / 28.0, at 0.5 32.1 /
+// - / 31.0; of 0..63 at 0.9 16.7 / 19.1, at 0.85 20.3 / - / 21.7, at 0.75
+// 23.6 / 25.7 / 19.6; of 0..127 at 0.95 17.2 / 18.0, at 0.9 17.2 / 17.1; of
+// 0..255 at 0.9 18.1 / 16.7. Carried queued x copied queued, medians of 12
+// alternated, two processes: dense rows of 100 bytes at 0.5 1.18 to 1.19,
+// of 512 at 0.5 1.00 to 1.03; ragged rows of 0..127 at 0.2 1.80.) A probe,
+// not a count of the whole mask: counted whole, the mask of rows of 64
+// bytes cost 1 to 2% where the runs were then copied.
+enum class RunCarry { none, as_found, queued };
+
+template <class T, class M, class Index>
+[[nodiscard]] RunCarry carried_runs(M mask, const Rows<Index>& rows, std::int64_t inner) {
+  if (rows.nrows == 0) return RunCarry::none;
+  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
+  const auto mean = (rows.bound(rows.nrows) - rows.bound(0)) * row_bytes / rows.nrows;
+  if (mean >= 4096) return RunCarry::none;
+  const auto probe = std::min<std::int64_t>(rows.nrows, 16384);
+  const auto kept = implementation<M>().count(mask, probe);
+  if (4 * kept < 3 * probe) return RunCarry::none;
+  if (mean < 64 || (mean <= 256 && 8 * kept >= 7 * probe)) return RunCarry::as_found;
+  return mean * probe >= 1024 * (probe - kept) ? RunCarry::queued : RunCarry::none;
+}
+
 // copy_runs_carried_avx512 (every output line streamed whole) for a row
 // copy of T, its input read as `Reads` says, at the AVX-512 level only; the
 // caller checks the level. Runs read in order go through the carry whole
@@ -436,8 +481,11 @@ std::int64_t copy_runs_carried(const T* in, M mask, Rows<Index> rows, T* out,
 // 320 bytes or more, with run_copy's copies where they average 96 or more.
 // Else runs are queued, with a request per region where queued_regions
 // says: where the level stages its outputs (stage_outputs: Intel) at
-// AVX-512, appended to a register and the output streamed in whole lines
-// (copy_runs_carried with a RunQueue), and elsewhere copied as run_copy says
+// AVX-512, and on AMD Zen 5 where most rows are kept (carries_kept_runs,
+// carried_runs), appended to a register and the output streamed in whole
+// lines (copy_runs_carried with a RunQueue; on Zen 5 where nearly every
+// line is read, as found with nothing requested), and elsewhere copied as
+// run_copy says
 // (copy_runs_copied with a RunQueue). Copied with their own stores, a run's partial lines at
 // either end are read for ownership; carried, no line is. (Intel family 6
 // model 167, 2^26 float in rows beyond the caches, carried x copied, both
@@ -482,11 +530,19 @@ std::int64_t copy_runs_of(const T* in, M mask, Rows<Index> rows, T* out, std::in
       if (bytes >= 96 * dropped) return copy_runs_copied<InOrderReads>(in, mask, rows, out, inner);
     }
   }
-  if constexpr (bytewise<T>)
-    if (active_isa() == Isa::avx512 && stage_outputs())
-      return queued_regions<T>(mask, rows, inner, 3)
-                 ? copy_runs_carried<RunQueue<true>>(in, mask, rows, out, inner)
-                 : copy_runs_carried<RunQueue<false>>(in, mask, rows, out, inner);
+  if constexpr (bytewise<T>) {
+    if (active_isa() == Isa::avx512) {
+      const auto carry = stage_outputs()                        ? RunCarry::queued
+                         : carries_kept_runs(cpu_features().id) ? carried_runs<T>(mask, rows, inner)
+                                                                : RunCarry::none;
+      if (carry == RunCarry::as_found)
+        return copy_runs_carried<NoReads>(in, mask, rows, out, inner);
+      if (carry == RunCarry::queued)
+        return queued_regions<T>(mask, rows, inner, 3)
+                   ? copy_runs_carried<RunQueue<true>>(in, mask, rows, out, inner)
+                   : copy_runs_carried<RunQueue<false>>(in, mask, rows, out, inner);
+    }
+  }
   return queued_regions<T>(mask, rows, inner)
              ? copy_runs_copied<RunQueue<true>>(in, mask, rows, out, inner)
              : copy_runs_copied<RunQueue<false>>(in, mask, rows, out, inner);

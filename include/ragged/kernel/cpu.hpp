@@ -146,6 +146,26 @@ struct CpuFeatures {
   return id.vendor == CpuId::Vendor::amd && id.family == 0x19;
 }
 
+/// Whether row selection beyond the caches, with Avx512Store::whole, puts
+/// runs of kept rows together in a register and streams the output in whole
+/// lines (kernel/compact.hpp, copy_runs_carried) where the mask keeps most
+/// rows (carried_runs says which and how), rather than copying each run
+/// with its own stores, which read every line of a run under 4 KiB for
+/// ownership first. Zen 5 (family 0x1A model 2, 2^26 float in rows, carried
+/// x copied, medians of 12 alternated in one process, two processes, the
+/// runs queued and requested ahead either way): dense rows of 128 bytes at
+/// density 0.9 0.78 to 0.85, of 256 at 0.9 0.78 to 0.79, of 512 at 0.75
+/// 0.83 to 0.85; ragged rows of 0..127 int32 at 0.9 0.81 to 0.82; where runs
+/// are short or few rows kept it costs more than it spares (ragged rows of
+/// 0..31 at 0.9 1.08 to 1.10, dense rows of 100 bytes at 0.5 1.18 to 1.19),
+/// unless nothing is requested ahead either (carried_runs has the figures).
+/// Intel's staged levels carry every queued run (kernel/compact.hpp,
+/// copy_runs_of); Zen 4 reads in order (reads_in_order) and carries by its
+/// own test.
+[[nodiscard]] constexpr bool carries_kept_runs(const CpuId& id) noexcept {
+  return id.vendor == CpuId::Vendor::amd && id.family >= 0x1a;
+}
+
 /// Whether, with Avx512Store::whole, the loop in the caches gathers each
 /// block of a sparse mask's kept entries into one vector by their indices
 /// and stores it once (kernel/avx512.hpp, gather_block_whole_avx512), rather
