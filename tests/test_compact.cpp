@@ -884,7 +884,7 @@ TEST_CASE("row selection beyond the caches keeps the same rows, in order, and no
   using ragged::kernel::Rows;
   std::vector<std::int32_t> in, want, out, from_bits;
   at_every_level(91, [&](std::mt19937_64& rng) {
-    for (const std::uint64_t longest : {200, 30})
+    for (const std::uint64_t longest : {std::uint64_t{200}, std::uint64_t{30}})
       for (const std::int64_t inner : {std::int64_t{1}, std::int64_t{3}}) {
         const auto splits = ragged_rows(rng, std::int64_t{5} << 20, longest, 0, inner, in);
         const auto nrows = static_cast<std::int64_t>(splits.size()) - 1;
