@@ -372,6 +372,13 @@ template <class Reads, class T, class M, class Index>
   return kept;
 }
 
+// The bytes of all `rows` of `inner` T each, on which the row copies'
+// choices rest (copy_runs_of, queued_regions, carried_runs).
+template <class T, class Index>
+[[nodiscard]] std::int64_t rows_bytes(const Rows<Index>& rows, std::int64_t inner) noexcept {
+  return (rows.bound(rows.nrows) - rows.bound(0)) * inner * static_cast<std::int64_t>(sizeof(T));
+}
+
 // Whether queued runs request regions (RunQueue's Regions) for `rows` of `inner`
 // T each: where rows average a line or more, and the first `probe` rows keep
 // enough that a gap between runs averages under a region (a row's bytes
@@ -395,8 +402,7 @@ template <class T, class M, class Index>
 [[nodiscard]] bool queued_regions(M mask, const Rows<Index>& rows, std::int64_t inner,
                                   std::int64_t least_eighths = 0) {
   if (rows.nrows == 0) return false;
-  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
-  const auto mean = (rows.bound(rows.nrows) - rows.bound(0)) * row_bytes / rows.nrows;
+  const auto mean = rows_bytes<T>(rows, inner) / rows.nrows;
   if (mean < 64) return false;
   const auto probe = std::min<std::int64_t>(rows.nrows, 4096);
   // The share kept, kept / probe, at least mean / region_bytes and
@@ -440,8 +446,7 @@ enum class RunCarry { none, as_found, queued };
 template <class T, class M, class Index>
 [[nodiscard]] RunCarry carried_runs(M mask, const Rows<Index>& rows, std::int64_t inner) {
   if (rows.nrows == 0) return RunCarry::none;
-  const auto row_bytes = inner * static_cast<std::int64_t>(sizeof(T));
-  const auto mean = (rows.bound(rows.nrows) - rows.bound(0)) * row_bytes / rows.nrows;
+  const auto mean = rows_bytes<T>(rows, inner) / rows.nrows;
   if (mean >= 4096) return RunCarry::none;
   const auto probe = std::min<std::int64_t>(rows.nrows, 16384);
   const auto kept = implementation<M>().count(mask, probe);
@@ -521,8 +526,7 @@ std::int64_t copy_runs_of(const T* in, M mask, Rows<Index> rows, T* out, std::in
   if (reads_in_order(cpu_features().id)) {
     const auto kept = implementation<M>().count(mask, rows.nrows);
     const auto dropped = rows.nrows - kept;
-    const auto bytes =
-        (rows.bound(rows.nrows) - rows.bound(0)) * inner * static_cast<std::int64_t>(sizeof(T));
+    const auto bytes = rows_bytes<T>(rows, inner);
     if (4 * kept >= rows.nrows) {
       if constexpr (bytewise<T>)
         if (active_isa() == Isa::avx512 && bytes >= 320 * dropped)
