@@ -1052,6 +1052,88 @@ TEST_CASE("Zen 5 carries runs where most rows are kept: as found or queued") {
   CHECK(carry({}, Rows<std::int64_t>::uniform(64, 0), 1) == C::none);  // no rows
 }
 
+TEST_CASE("masks that keep most entries: 7/8 or more of the first 16384") {
+  // keeps_most counts the first 16384 entries (all, where fewer). Where the
+  // level streams its output through L1 (streams_through_l1: Zen 5), compact()
+  // writes such a mask's output straight, with ordinary stores instead.
+  namespace kd = ragged::kernel::detail;
+  const auto most = [](const std::vector<char>& m) {
+    return as_bytes_and_bits(
+        m, [&](auto mask) { return kd::keeps_most(mask, static_cast<std::int64_t>(m.size())); });
+  };
+  // One entry in k dropped (0: none).
+  CHECK(most(every_kth(40000, 0, false)));
+  CHECK(most(every_kth(40000, 8, false)));        // exactly 7/8 of the probe
+  CHECK_FALSE(most(every_kth(40000, 7, false)));  // 6/7
+  auto m = every_kth(16384, 0, true);             // 14336 of 16384 kept, then 14335
+  std::fill(m.begin(), m.begin() + 14336, char{1});
+  CHECK(most(m));
+  m[0] = 0;
+  CHECK_FALSE(most(m));
+  // Only the probe counts: all kept after it, or nothing.
+  m.assign(40000, 1);
+  std::fill(m.begin(), m.begin() + 16384, char{0});
+  CHECK_FALSE(most(m));
+  m.assign(40000, 0);
+  std::fill(m.begin(), m.begin() + 16384, char{1});
+  CHECK(most(m));
+  // Shorter masks are counted whole.
+  CHECK(most(every_kth(96, 8, false)));        // 84 of 96
+  CHECK_FALSE(most(every_kth(98, 7, false)));  // 84 of 98
+  // How this CPU writes them beyond the caches.
+  const auto all = as_bools(every_kth(40000, 0, false));
+  const auto none = as_bools(every_kth(40000, 0, true));
+  const bool streams = kd::straight_reach() == kd::Reach::streamed;
+  CHECK(kd::straight_reach(static_cast<const bool*>(all.get()), 40000) ==
+        (streams ? kd::beyond_reach() : kd::straight_reach()));
+  CHECK(kd::straight_reach(static_cast<const bool*>(none.get()), 40000) == kd::straight_reach());
+}
+
+namespace {
+
+// compact() of 1-D T past the streaming threshold under masks that keep most
+// entries (all; one in 8 or one in 7 dropped, either side of keeps_most; 95%
+// at random) and under one that keeps all of the first 16384 entries and 5%
+// after them, into an output at an odd element offset: exactly the kept
+// entries, nothing past them.
+template <class T>
+void check_mostly_kept(std::mt19937_64& rng) {
+  const std::int64_t n =
+      ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T)) + 5013;
+  std::vector<T> in(static_cast<std::size_t>(n)), want, out;
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 30000 + 1);
+  for (const int kind : {0, 8, 7, -1, -2}) {
+    std::vector<char> m = every_kth(n, kind > 0 ? kind : 0, false);
+    if (kind == -1)
+      for (auto& b : m) b = static_cast<char>(rng() % 100 < 95);
+    if (kind == -2)
+      for (std::size_t i = 16384; i < m.size(); ++i) m[i] = static_cast<char>(rng() % 100 < 5);
+    want.clear();
+    for (std::int64_t i = 0; i < n; ++i)
+      if (m[static_cast<std::size_t>(i)]) want.push_back(in[static_cast<std::size_t>(i)]);
+    const auto bools = as_bools(m);
+    INFO(sizeof(T) << "-byte elements, mask kind " << kind
+                   << " (k > 0: one in k dropped; -1: 95% at random; -2: the probe all kept)");
+    out.assign(want.size() + 2 * 64, T{0});
+    T* const o = out.data() + 64 - 1;
+    REQUIRE(ragged::kernel::compact(in.data(), bools.get(), n, o) == o + want.size());
+    CHECK(std::equal(want.begin(), want.end(), o));
+    CHECK(std::all_of(out.begin(), out.begin() + 63, [](T v) { return v == T{0}; }));
+    CHECK(std::all_of(out.begin() + 63 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                      [](T v) { return v == T{0}; }));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("masks that keep most entries beyond the caches: exactly, nothing past them") {
+  at_every_level(8787, [](std::mt19937_64& rng) {
+    check_mostly_kept<std::int8_t>(rng);
+    check_mostly_kept<std::int32_t>(rng);
+    check_mostly_kept<double>(rng);
+  });
+}
+
 TEST_CASE("row selection's loops beyond the caches copy the same rows, whatever the CPU") {
   // Which loop copies a row selection beyond the caches depends on the CPU,
   // the share kept and the rows' length (copy_runs), so each is called here

@@ -115,6 +115,9 @@ struct CpuFeatures {
 /// streamed, one process each: int32 density 0.95 0.78 to 1.09, density 0.05
 /// 0.94 to 1.31), and a choice per call by timing both gained too little to
 /// keep (docs/performance.md, "streamed or straight beyond the caches").
+/// Masks that keep 7/8 or more of their first entries are written straight
+/// all the same (compact.hpp, straight_reach(mask, n)): there the straight
+/// loop was the faster in most minutes measured, and the steadier.
 /// Zen 4's stretches that keep most entries or hold runs go out with
 /// non-temporal stores all the same, their lines put together in a register
 /// rather than a buffer in L1 (Reach::carried, kernel/avx512.hpp:
