@@ -232,15 +232,15 @@ template <class M>
 // straight with ordinary stores instead, reading as beyond_reach() says.
 // There the output is nearly as large as the input, and which way writes it
 // faster turns with the host's state ("streamed or straight beyond the
-// caches", docs/performance.md): the streamed loop's time moved by up to a
-// third from one minute to the next, the straight loop's far less, and it
-// was the faster in most minutes measured. (AMD Zen 5, family 0x1A model 2,
+// caches", docs/performance.md): here the straight loop was the faster in
+// every minute of two slow spells and the slower by a tenth in a quick one,
+// and it writes as Highway's loops do, so that it moves with them. (AMD Zen 5, family 0x1A model 2,
 // 2^26 entries on huge pages, the two alternated in one process, medians per
-// minute, straight x streamed: int32 density 0.95 0.85 to 0.97 and density
-// 0.875 0.86 to 0.95 in 21 minutes, 1.10 to 1.12 in a quick spell before
-// them; int8 and doubles at 0.95 0.69 to 0.94 and 0.83 to 0.91. At density
-// 0.75 0.93 to 0.95, 1.06 in the quick spell, and at 0.625 0.97 and 1.07:
-// too little below 7/8 to be worth the turn.)
+// minute, straight x streamed: int32 density 0.95 0.83 to 0.97 in 20
+// minutes, density 0.875 0.86 to 0.95 in 11, 1.10 to 1.12 at 0.9 and 0.95
+// in a quick spell before them; int8 and doubles at 0.95 0.69 to 0.94 and
+// 0.83 to 0.91. At density 0.75 0.85 to 0.96, 1.06 in the quick spell, and
+// at 0.625 0.86 to 0.98, 1.07 at 0.6: too close below 7/8 to be worth it.)
 template <class M>
 [[nodiscard]] Reach straight_reach(M mask, std::int64_t n) noexcept {
   const auto reach = straight_reach();
