@@ -570,6 +570,37 @@ TEST_CASE("the carried loop: stretches carried or not, at every output offset an
 
 namespace {
 
+// 1-D T past the streaming threshold, by 5013 entries, none of them zero.
+template <class T>
+std::vector<T> large_1d_input() {
+  const std::int64_t n =
+      ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T)) + 5013;
+  std::vector<T> in(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 30000 + 1);
+  return in;
+}
+
+// compact() of `in` under `m` (bytes) into an output at an odd element
+// offset, against the plain definition: exactly the kept entries, nothing
+// past them on either side. `want` and `out` are the caller's buffers, kept
+// across inputs (above).
+template <class T>
+void check_large_1d(const std::vector<T>& in, const std::vector<char>& m, std::vector<T>& want,
+                    std::vector<T>& out) {
+  const auto n = static_cast<std::int64_t>(in.size());
+  want.clear();
+  for (std::int64_t i = 0; i < n; ++i)
+    if (m[static_cast<std::size_t>(i)]) want.push_back(in[static_cast<std::size_t>(i)]);
+  const auto bools = as_bools(m);
+  out.assign(want.size() + 2 * 64, T{0});
+  T* const o = out.data() + 64 - 1;
+  REQUIRE(ragged::kernel::compact(in.data(), bools.get(), n, o) == o + want.size());
+  CHECK(std::equal(want.begin(), want.end(), o));
+  CHECK(std::all_of(out.begin(), out.begin() + 63, [](T v) { return v == T{0}; }));
+  CHECK(std::all_of(out.begin() + 63 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
+                    [](T v) { return v == T{0}; }));
+}
+
 // compact() of 1-D T past the streaming threshold under masks that keep very
 // few entries (per 100000: 10, 100, 400, 2000), with stretches of 4096 that
 // keep few and many in turns (0, 3, 12, 13, 21, 22, 200 or all, at random
@@ -577,10 +608,9 @@ namespace {
 // nothing past them.
 template <class T>
 void check_very_sparse(std::mt19937_64& rng) {
-  const std::int64_t n =
-      ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T)) + 5013;
-  std::vector<T> in(static_cast<std::size_t>(n)), want, out;
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 30000 + 1);
+  const auto in = large_1d_input<T>();
+  const auto n = static_cast<std::int64_t>(in.size());
+  std::vector<T> want, out;
   for (const int per : {10, 100, 400, 2000, -1}) {
     std::vector<char> m(static_cast<std::size_t>(n), 0);
     if (per >= 0) {
@@ -594,18 +624,8 @@ void check_very_sparse(std::mt19937_64& rng) {
         std::shuffle(m.begin() + at, m.begin() + at + len, rng);
       }
     }
-    want.clear();
-    for (std::int64_t i = 0; i < n; ++i)
-      if (m[static_cast<std::size_t>(i)]) want.push_back(in[static_cast<std::size_t>(i)]);
-    const auto bools = as_bools(m);
     INFO(sizeof(T) << "-byte elements, " << per << " per 100000 kept (-1: stretches in turns)");
-    out.assign(want.size() + 2 * 64, T{0});
-    T* const o = out.data() + 64 - 1;
-    REQUIRE(ragged::kernel::compact(in.data(), bools.get(), n, o) == o + want.size());
-    CHECK(std::equal(want.begin(), want.end(), o));
-    CHECK(std::all_of(out.begin(), out.begin() + 63, [](T v) { return v == T{0}; }));
-    CHECK(std::all_of(out.begin() + 63 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
-                      [](T v) { return v == T{0}; }));
+    check_large_1d(in, m, want, out);
   }
 }
 
@@ -1098,29 +1118,18 @@ namespace {
 // entries, nothing past them.
 template <class T>
 void check_mostly_kept(std::mt19937_64& rng) {
-  const std::int64_t n =
-      ragged::kernel::detail::stream_threshold_bytes / static_cast<std::int64_t>(sizeof(T)) + 5013;
-  std::vector<T> in(static_cast<std::size_t>(n)), want, out;
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 30000 + 1);
+  const auto in = large_1d_input<T>();
+  const auto n = static_cast<std::int64_t>(in.size());
+  std::vector<T> want, out;
   for (const int kind : {0, 8, 7, -1, -2}) {
     std::vector<char> m = every_kth(n, kind > 0 ? kind : 0, false);
     if (kind == -1)
       for (auto& b : m) b = static_cast<char>(rng() % 100 < 95);
     if (kind == -2)
       for (std::size_t i = 16384; i < m.size(); ++i) m[i] = static_cast<char>(rng() % 100 < 5);
-    want.clear();
-    for (std::int64_t i = 0; i < n; ++i)
-      if (m[static_cast<std::size_t>(i)]) want.push_back(in[static_cast<std::size_t>(i)]);
-    const auto bools = as_bools(m);
     INFO(sizeof(T) << "-byte elements, mask kind " << kind
                    << " (k > 0: one in k dropped; -1: 95% at random; -2: the probe all kept)");
-    out.assign(want.size() + 2 * 64, T{0});
-    T* const o = out.data() + 64 - 1;
-    REQUIRE(ragged::kernel::compact(in.data(), bools.get(), n, o) == o + want.size());
-    CHECK(std::equal(want.begin(), want.end(), o));
-    CHECK(std::all_of(out.begin(), out.begin() + 63, [](T v) { return v == T{0}; }));
-    CHECK(std::all_of(out.begin() + 63 + static_cast<std::ptrdiff_t>(want.size()), out.end(),
-                      [](T v) { return v == T{0}; }));
+    check_large_1d(in, m, want, out);
   }
 }
 

@@ -234,9 +234,9 @@ template <class M>
 // faster turns with the host's state ("streamed or straight beyond the
 // caches", docs/performance.md): here the straight loop was the faster in
 // every minute of two slow spells and the slower by a tenth in a quick one,
-// and it writes as Highway's loops do, so that it moves with them. (AMD Zen 5, family 0x1A model 2,
-// 2^26 entries on huge pages, the two alternated in one process, medians per
-// minute, straight x streamed: int32 density 0.95 0.83 to 0.97 in 20
+// and it writes as Highway's loops do, so that it moves with them. (AMD Zen
+// 5, family 0x1A model 2, 2^26 entries on huge pages, the two alternated in
+// one process, medians per minute, straight x streamed: int32 density 0.95 0.83 to 0.97 in 20
 // minutes, density 0.875 0.86 to 0.95 in 11, 1.10 to 1.12 at 0.9 and 0.95
 // in a quick spell before them; int8 and doubles at 0.95 0.69 to 0.94 and
 // 0.83 to 0.91. At density 0.75 0.85 to 0.96, 1.06 in the quick spell, and

@@ -117,7 +117,8 @@ struct CpuFeatures {
 /// keep (docs/performance.md, "streamed or straight beyond the caches").
 /// Masks that keep 7/8 or more of their first entries are written straight
 /// all the same (compact.hpp, straight_reach(mask, n)): there the straight
-/// loop was the faster in most minutes measured, and the steadier.
+/// loop was the faster in most minutes measured, and it moves with
+/// Highway's loops, which write the same way.
 /// Zen 4's stretches that keep most entries or hold runs go out with
 /// non-temporal stores all the same, their lines put together in a register
 /// rather than a buffer in L1 (Reach::carried, kernel/avx512.hpp:
