@@ -218,12 +218,24 @@ template <class M>
                                 : Reach::beyond;
 }
 
-// Whether the first 16384 entries of a mask of `n` (all, where fewer) keep
-// 7/8 or more of them: a mask whose output is nearly as large as its input.
+// How many of the first 16384 entries of a mask of `n` (all, where fewer)
+// are kept: the probe that Zen 5's choices of a way to write rest on
+// (keeps_most, carried_runs).
+struct MaskProbe {
+  std::int64_t kept, n;
+};
+template <class M>
+[[nodiscard]] MaskProbe probe_mask(M mask, std::int64_t n) noexcept {
+  const auto len = std::min<std::int64_t>(n, 16384);
+  return {implementation<M>().count(mask, len), len};
+}
+
+// Whether the probe keeps 7/8 or more of its entries: a mask whose output is
+// nearly as large as its input.
 template <class M>
 [[nodiscard]] bool keeps_most(M mask, std::int64_t n) noexcept {
-  const auto probe = std::min<std::int64_t>(n, 16384);
-  return 8 * implementation<M>().count(mask, probe) >= 7 * probe;
+  const auto probe = probe_mask(mask, n);
+  return 8 * probe.kept >= 7 * probe.n;
 }
 
 // straight_reach() for one pass over `n` entries of `mask` that reports
@@ -477,8 +489,7 @@ template <class T, class M, class Index>
   if (rows.nrows == 0) return RunCarry::none;
   const auto mean = rows_bytes<T>(rows, inner) / rows.nrows;
   if (mean >= 4096) return RunCarry::none;
-  const auto probe = std::min<std::int64_t>(rows.nrows, 16384);
-  const auto kept = implementation<M>().count(mask, probe);
+  const auto [kept, probe] = probe_mask(mask, rows.nrows);
   if (4 * kept < 3 * probe) return RunCarry::none;
   if (mean < 64 || (mean <= 256 && 8 * kept >= 7 * probe)) return RunCarry::as_found;
   return mean * probe >= 1024 * (probe - kept) ? RunCarry::queued : RunCarry::none;
